@@ -1,0 +1,17 @@
+//! jev-preflight: score one agent turn's code change on 8 risk axes and, when an axis is at
+//! or above its threshold, ask the agent once to look again.
+//!
+//! The Stop pipeline, one module per stage: [`snapshot`] → [`diff`] → [`select`] →
+//! [`redact`] → [`payload`] → [`scorer`] → [`axes`] selection → answer.
+
+pub mod axes;
+pub mod diff;
+pub mod git;
+pub mod payload;
+pub mod redact;
+pub mod run;
+pub mod scorer;
+pub mod secret;
+pub mod select;
+pub mod snapshot;
+pub mod subprocess;

@@ -1,0 +1,418 @@
+//! Runs one child process with a deadline, capped output and a typed outcome.
+//!
+//! Every program jev-preflight starts (git, a user's scorer command) goes through [`run`]:
+//! stdin is either null or a buffer written from its own thread, stdout and stderr are read
+//! concurrently into capped buffers, and a child that outlives its deadline or floods its
+//! output is killed together with its process group and reaped.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// Limits applied to one child process.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Wall-clock time after which the child is killed.
+    pub deadline: Duration,
+    /// Largest stdout accepted; more is the [`ProcessError::TooLarge`] outcome.
+    pub stdout_cap: usize,
+    /// Largest stderr kept; more is truncated silently (stderr is diagnostics only).
+    pub stderr_cap: usize,
+}
+
+impl Limits {
+    pub const fn new(deadline: Duration, stdout_cap: usize) -> Limits {
+        Limits {
+            deadline,
+            stdout_cap,
+            stderr_cap: 16 * 1024,
+        }
+    }
+}
+
+/// What a successful child produced.
+#[derive(Debug)]
+pub struct Output {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+}
+
+/// Why a child did not produce a usable result.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("`{program}` was not found")]
+    NotFound { program: PathBuf },
+    #[error("could not start `{program}`: {source}")]
+    Spawn {
+        program: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{program}` exited with status {code}: {}", stderr_line(.stderr))]
+    Exit {
+        program: PathBuf,
+        code: i32,
+        stderr: Vec<u8>,
+        stdout: Vec<u8>,
+    },
+    #[error("`{program}` was killed by signal {signal}")]
+    Signal {
+        program: PathBuf,
+        signal: i32,
+        stderr: Vec<u8>,
+    },
+    #[error("`{program}` did not finish within {} ms and was killed", .after.as_millis())]
+    Timeout { program: PathBuf, after: Duration },
+    #[error("`{program}` wrote more than {cap} bytes to stdout and was killed")]
+    TooLarge { program: PathBuf, cap: usize },
+    #[error("i/o error while talking to `{program}`: {source}")]
+    Io {
+        program: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl ProcessError {
+    /// Short stable name of the failure, for fail-open classes and logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ProcessError::NotFound { .. } => "not_found",
+            ProcessError::Spawn { .. } => "spawn",
+            ProcessError::Exit { .. } => "exit",
+            ProcessError::Signal { .. } => "signal",
+            ProcessError::Timeout { .. } => "timeout",
+            ProcessError::TooLarge { .. } => "too_large",
+            ProcessError::Io { .. } => "io",
+        }
+    }
+}
+
+/// First non-empty line of a child's stderr, trimmed and bounded, for one-line messages.
+pub fn stderr_line(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let mut out: String = line.chars().take(300).collect();
+    if line.chars().count() > 300 {
+        out.push('…');
+    }
+    out
+}
+
+/// Runs `cmd` to completion under `limits`, feeding it `stdin` (or the null device).
+///
+/// On unix the child gets its own process group so that a kill reaches whatever it started
+/// (a shell script's `sleep`, a pager) and no grandchild keeps our pipes open.
+pub fn run(
+    mut cmd: Command,
+    stdin: Option<Vec<u8>>,
+    limits: Limits,
+) -> Result<Output, ProcessError> {
+    let program = PathBuf::from(cmd.get_program());
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    cmd.stdout(Stdio::piped());
+    cmd.stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            ProcessError::NotFound {
+                program: program.clone(),
+            }
+        } else {
+            ProcessError::Spawn {
+                program: program.clone(),
+                source,
+            }
+        }
+    })?;
+
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // A child that never reads its stdin must not block us: write from a thread and
+        // ignore a broken pipe (the child's answer, or its exit, is what counts).
+        thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+
+    let overflow = Arc::new(AtomicBool::new(false));
+    let out_reader = spawn_reader(
+        child.stdout.take(),
+        limits.stdout_cap,
+        Some(overflow.clone()),
+    );
+    let err_reader = spawn_reader(child.stderr.take(), limits.stderr_cap, None);
+
+    let status = match wait_until(&mut child, start + limits.deadline, &overflow) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            kill_and_reap(&mut child);
+            return Err(if overflow.load(Ordering::SeqCst) {
+                ProcessError::TooLarge {
+                    program,
+                    cap: limits.stdout_cap,
+                }
+            } else {
+                ProcessError::Timeout {
+                    program,
+                    after: limits.deadline,
+                }
+            });
+        }
+        Err(source) => {
+            kill_and_reap(&mut child);
+            return Err(ProcessError::Io { program, source });
+        }
+    };
+
+    // The child has exited. Its pipes close unless a grandchild escaped the process group;
+    // kill the group anyway so the readers finish promptly.
+    kill_group(&child);
+    let stdout = join_reader(out_reader);
+    let stderr = join_reader(err_reader);
+    if overflow.load(Ordering::SeqCst) {
+        return Err(ProcessError::TooLarge {
+            program,
+            cap: limits.stdout_cap,
+        });
+    }
+    finish(program, status, stdout, stderr, start.elapsed())
+}
+
+fn finish(
+    program: PathBuf,
+    status: ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    elapsed: Duration,
+) -> Result<Output, ProcessError> {
+    if status.success() {
+        return Ok(Output {
+            stdout,
+            stderr,
+            elapsed,
+        });
+    }
+    if let Some(code) = status.code() {
+        return Err(ProcessError::Exit {
+            program,
+            code,
+            stderr,
+            stdout,
+        });
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return Err(ProcessError::Signal {
+                program,
+                signal,
+                stderr,
+            });
+        }
+    }
+    Err(ProcessError::Exit {
+        program,
+        code: -1,
+        stderr,
+        stdout,
+    })
+}
+
+type Reader = Option<JoinHandle<Vec<u8>>>;
+
+fn spawn_reader<R: Read + Send + 'static>(
+    pipe: Option<R>,
+    cap: usize,
+    overflow: Option<Arc<AtomicBool>>,
+) -> Reader {
+    let mut pipe = pipe?;
+    Some(thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let room = cap.saturating_sub(buf.len());
+                    buf.extend_from_slice(&chunk[..n.min(room)]);
+                    // stderr keeps draining past its cap so the child never blocks on a
+                    // full pipe; stdout past its cap is the too-large outcome.
+                    if n > room
+                        && let Some(flag) = &overflow
+                    {
+                        flag.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        buf
+    }))
+}
+
+fn join_reader(reader: Reader) -> Vec<u8> {
+    reader.and_then(|h| h.join().ok()).unwrap_or_default()
+}
+
+/// Polls the child until it exits (Some), the deadline passes or stdout overflows (None).
+fn wait_until(
+    child: &mut Child,
+    deadline: Instant,
+    overflow: &AtomicBool,
+) -> std::io::Result<Option<ExitStatus>> {
+    // Short first naps keep fast git calls fast; the cap keeps a long wait cheap.
+    let mut nap = Duration::from_micros(50);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if overflow.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        thread::sleep(nap.min(deadline - now));
+        nap = (nap * 2).min(Duration::from_millis(5));
+    }
+}
+
+fn kill_and_reap(child: &mut Child) {
+    kill_group(child);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[cfg(unix)]
+fn kill_group(child: &Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group we created for this
+        // child at spawn (process_group(0) makes its pgid equal to its pid).
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_child: &Child) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(script);
+        c
+    }
+
+    #[test]
+    fn success_captures_both_streams() {
+        let out = run(
+            sh("echo out; echo err >&2"),
+            None,
+            Limits::new(Duration::from_secs(5), 1024),
+        )
+        .unwrap();
+        assert_eq!(out.stdout, b"out\n");
+        assert_eq!(out.stderr, b"err\n");
+    }
+
+    #[test]
+    fn stdin_is_delivered() {
+        let out = run(
+            Command::new("cat"),
+            Some(b"hello".to_vec()),
+            Limits::new(Duration::from_secs(5), 1024),
+        )
+        .unwrap();
+        assert_eq!(out.stdout, b"hello");
+    }
+
+    #[test]
+    fn non_zero_exit_is_typed_with_stderr() {
+        let err = run(
+            sh("echo boom >&2; exit 3"),
+            None,
+            Limits::new(Duration::from_secs(5), 1024),
+        )
+        .unwrap_err();
+        match err {
+            ProcessError::Exit { code, stderr, .. } => {
+                assert_eq!(code, 3);
+                assert_eq!(stderr, b"boom\n");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn deadline_kills_the_whole_group() {
+        let start = Instant::now();
+        let err = run(
+            sh("sleep 30 & sleep 30"),
+            None,
+            Limits::new(Duration::from_millis(200), 1024),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ProcessError::Timeout { .. }), "{err:?}");
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn flood_is_too_large() {
+        let err = run(
+            sh("yes"),
+            None,
+            Limits::new(Duration::from_secs(10), 64 * 1024),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ProcessError::TooLarge { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn missing_program_is_not_found() {
+        let err = run(
+            Command::new("/nonexistent/jev-preflight-no-such-program"),
+            None,
+            Limits::new(Duration::from_secs(1), 1024),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ProcessError::NotFound { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn signal_is_typed() {
+        let err = run(
+            sh("kill -9 $$"),
+            None,
+            Limits::new(Duration::from_secs(5), 1024),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, ProcessError::Signal { signal: 9, .. }),
+            "{err:?}"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Hermetic test fixtures: temp repos, a clean environment, the built binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Environment every git call in tests gets: no user or system config, fixed identity and dates.
+pub const GIT_ENV: &[(&str, &str)] = &[
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_AUTHOR_NAME", "Test Author"),
+    ("GIT_AUTHOR_EMAIL", "author@example.com"),
+    ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
+    ("GIT_COMMITTER_NAME", "Test Committer"),
+    ("GIT_COMMITTER_EMAIL", "committer@example.com"),
+    ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"),
+    ("LC_ALL", "C"),
+];
+
+/// A git repository in a temp dir.
+pub struct TestRepo {
+    pub dir: tempfile::TempDir,
+}
+
+impl TestRepo {
+    /// `git init` with `main` as the initial branch.
+    pub fn new() -> TestRepo {
+        TestRepo::with_init_args(&[])
+    }
+
+    pub fn with_init_args(extra: &[&str]) -> TestRepo {
+        let dir = tempfile::Builder::new()
+            .prefix("jev-test-repo")
+            .tempdir()
+            .unwrap();
+        let repo = TestRepo { dir };
+        let mut args = vec!["init", "-q", "-b", "main"];
+        args.extend_from_slice(extra);
+        repo.git(&args);
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs git in the repo with the hermetic environment; panics on failure.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = git_in(self.path(), args);
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &TestRepo {
+        let path = self.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, content).unwrap();
+        self
+    }
+
+    pub fn remove(&self, rel: &str) -> &TestRepo {
+        std::fs::remove_file(self.path().join(rel)).unwrap();
+        self
+    }
+
+    pub fn commit_all(&self, message: &str) -> &TestRepo {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+        self
+    }
+}
+
+/// Runs git in `dir` with the hermetic environment.
+pub fn git_in(dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir).args(args).env_clear();
+    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    cmd.env("HOME", dir);
+    for (k, v) in GIT_ENV {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// The built `jev-preflight` binary.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_jev-preflight"))
+}
