@@ -57,3 +57,15 @@ pub struct Selected {
     pub axis: usize,
     pub score: f64,
 }
+
+/// The axes in contract order, with their wording.
+pub fn axes() -> &'static [Axis; AXIS_COUNT] {
+    unimplemented!("issue 4")
+}
+
+/// Axes whose score is finite and at or above their threshold, highest first, ties by id,
+/// at most [`MAX_SELECTED`].
+pub fn select(scores: &[f64; AXIS_COUNT], thresholds: &Thresholds) -> Vec<Selected> {
+    let _ = (scores, thresholds);
+    unimplemented!("issue 4")
+}

@@ -99,3 +99,15 @@ pub struct ScorerSettings {
     /// argv of the command scorer; no shell.
     pub command: Option<Vec<String>>,
 }
+
+pub mod command;
+pub mod jev;
+pub mod local;
+pub mod openai;
+
+/// Builds the backend the settings choose (`auto`: `jev` when a TypeSafe key is set, else
+/// `local`).
+pub fn build(settings: &ScorerSettings) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError> {
+    let _ = settings;
+    unimplemented!("issue 4")
+}

@@ -1,0 +1,1 @@
+//! The `command` scorer backend (issue 4).

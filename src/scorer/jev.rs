@@ -1,0 +1,1 @@
+//! The `jev` scorer backend (issue 4).

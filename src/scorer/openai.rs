@@ -1,0 +1,1 @@
+//! The `openai` scorer backend (issue 4).
