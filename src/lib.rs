@@ -5,8 +5,13 @@
 //! [`redact`] → [`payload`] → [`scorer`] → [`axes`] selection → answer.
 
 pub mod axes;
+pub mod cli;
+pub mod config;
+pub mod demo;
 pub mod diff;
+pub mod envvars;
 pub mod git;
+pub mod hook;
 pub mod payload;
 pub mod redact;
 pub mod run;
@@ -14,4 +19,5 @@ pub mod scorer;
 pub mod secret;
 pub mod select;
 pub mod snapshot;
+pub mod store;
 pub mod subprocess;
