@@ -7,6 +7,7 @@
 pub mod axes;
 pub mod diff;
 pub mod git;
+pub mod install;
 pub mod payload;
 pub mod redact;
 pub mod run;
