@@ -137,9 +137,10 @@ impl std::fmt::Display for Outcome {
         match self.action {
             Action::Created => write!(f, "created `{path}` with the jev-preflight hooks")?,
             Action::Added => write!(f, "added the jev-preflight hooks to `{path}`")?,
-            Action::AlreadyInstalled => {
-                write!(f, "the jev-preflight hooks are already in `{path}`; nothing changed")?
-            }
+            Action::AlreadyInstalled => write!(
+                f,
+                "the jev-preflight hooks are already in `{path}`; nothing changed"
+            )?,
             Action::Restored => write!(
                 f,
                 "removed the jev-preflight hooks: `{path}` is back to its bytes before install"
@@ -443,8 +444,7 @@ fn is_ours(host: Host, handler: &Node) -> bool {
     match host {
         Host::ClaudeCode => {
             let args = handler.get("args").and_then(Node::elements);
-            is_our_binary(command)
-                && matches!(args, Some([arg]) if arg.as_str() == Some(HOOK_ARG))
+            is_our_binary(command) && matches!(args, Some([arg]) if arg.as_str() == Some(HOOK_ARG))
         }
         Host::Codex => {
             handler.get("args").is_none()
@@ -548,7 +548,12 @@ pub fn add_hooks(text: &[u8], host: Host, program: &str) -> Result<Option<String
                 break;
             }
             Some((_, hooks)) => match hooks.get(event) {
-                None => edit::append(&text, hooks, Addition::Member(event, &group_list(entry)), &style),
+                None => edit::append(
+                    &text,
+                    hooks,
+                    Addition::Member(event, &group_list(entry)),
+                    &style,
+                ),
                 Some(list) if list.elements().is_some() => {
                     edit::append(&text, list, Addition::Element(&entry), &style)
                 }
@@ -575,7 +580,10 @@ fn hooks_value(host: Host, program: &str) -> Value {
         host.events()
             .iter()
             .map(|&(event, timeout)| {
-                (event.to_owned(), group_list(group(handler(host, program, timeout))))
+                (
+                    event.to_owned(),
+                    group_list(group(handler(host, program, timeout))),
+                )
             })
             .collect(),
     )
@@ -589,7 +597,12 @@ fn new_document(host: Host, program: &str) -> String {
 
 /// Our hooks are present for every event, once each, exactly as install writes them, and
 /// there is no other handler of ours anywhere.
-fn is_exactly_installed(text: &str, root: &Node, host: Host, program: &str) -> Result<bool, EditError> {
+fn is_exactly_installed(
+    text: &str,
+    root: &Node,
+    host: Host,
+    program: &str,
+) -> Result<bool, EditError> {
     let ours = our_handlers(root, host)?;
     let Some((_, hooks)) = hooks_object(root)? else {
         return Ok(false);
@@ -642,7 +655,9 @@ fn removal(root: &Node, position: Position) -> Splice {
     let hooks = &members[hooks_index].value;
     let event = &hooks.members().unwrap_or_default()[position.event].value;
     let group = &event.elements().unwrap_or_default()[position.group];
-    let handlers = group.get("hooks").expect("a handler was found in this group");
+    let handlers = group
+        .get("hooks")
+        .expect("a handler was found in this group");
 
     if handlers.elements().unwrap_or_default().len() > 1 {
         return edit::remove(handlers, position.handler);
@@ -663,7 +678,10 @@ mod tests {
     #[test]
     fn shell_quote_round_trips_through_shell_words() {
         let cases = [
-            ("/usr/local/bin/jev-preflight", "/usr/local/bin/jev-preflight"),
+            (
+                "/usr/local/bin/jev-preflight",
+                "/usr/local/bin/jev-preflight",
+            ),
             ("/home/a b/jev-preflight", "'/home/a b/jev-preflight'"),
             ("/tmp/it's/jev-preflight", r"'/tmp/it'\''s/jev-preflight'"),
             ("/tmp/$HOME;x/jev-preflight", "'/tmp/$HOME;x/jev-preflight'"),
@@ -696,15 +714,51 @@ mod tests {
     #[test]
     fn recognises_only_our_handlers() {
         let cases = [
-            (Host::ClaudeCode, r#"{"type":"command","command":"/x/jev-preflight","args":["hook"]}"#, true),
-            (Host::ClaudeCode, r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","args":["hook"],"timeout":1}"#, true),
-            (Host::ClaudeCode, r#"{"type":"command","command":"/x/jev-preflight"}"#, false),
-            (Host::ClaudeCode, r#"{"type":"command","command":"/x/jev-preflight","args":["eval"]}"#, false),
-            (Host::ClaudeCode, r#"{"type":"command","command":"/x/not-jev-preflight","args":["hook"]}"#, false),
-            (Host::ClaudeCode, r#"{"type":"http","command":"/x/jev-preflight","args":["hook"]}"#, false),
-            (Host::Codex, r#"{"type":"command","command":"'/a b/jev-preflight' hook"}"#, true),
-            (Host::Codex, r#"{"type":"command","command":"/x/jev-preflight hook --verbose"}"#, false),
-            (Host::Codex, r#"{"type":"command","command":"/x/jev-preflight hook && curl x"}"#, false),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/jev-preflight","args":["hook"]}"#,
+                true,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","args":["hook"],"timeout":1}"#,
+                true,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/jev-preflight"}"#,
+                false,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/jev-preflight","args":["eval"]}"#,
+                false,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/not-jev-preflight","args":["hook"]}"#,
+                false,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"http","command":"/x/jev-preflight","args":["hook"]}"#,
+                false,
+            ),
+            (
+                Host::Codex,
+                r#"{"type":"command","command":"'/a b/jev-preflight' hook"}"#,
+                true,
+            ),
+            (
+                Host::Codex,
+                r#"{"type":"command","command":"/x/jev-preflight hook --verbose"}"#,
+                false,
+            ),
+            (
+                Host::Codex,
+                r#"{"type":"command","command":"/x/jev-preflight hook && curl x"}"#,
+                false,
+            ),
         ];
         for (host, json, ours) in cases {
             let node = edit::parse(json.as_bytes()).unwrap().unwrap();

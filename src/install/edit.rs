@@ -13,7 +13,9 @@ use std::fmt::Write as _;
 pub enum EditError {
     #[error("it is not UTF-8 text")]
     NotUtf8,
-    #[error("it contains comments (line {line}, column {column}), which strict JSON does not allow")]
+    #[error(
+        "it contains comments (line {line}, column {column}), which strict JSON does not allow"
+    )]
     Comments { line: usize, column: usize },
     #[error("it is not valid JSON: {message}")]
     Invalid { message: String },
@@ -336,6 +338,8 @@ pub struct Style {
     pub newline: &'static str,
     /// What sits between a key and its value (`": "`, `":"`, `" : "`).
     pub colon: String,
+    /// What separates siblings written on one line (`", "`, `","`).
+    pub comma: String,
 }
 
 impl Style {
@@ -348,6 +352,7 @@ impl Style {
             unit: Style::DEFAULT_UNIT.to_owned(),
             newline,
             colon: ": ".to_owned(),
+            comma: ", ".to_owned(),
         };
         let Some(root) = root else { return style };
         if let Some(unit) = find_unit(text, root) {
@@ -355,6 +360,9 @@ impl Style {
         }
         if let Some(colon) = find_colon(text, root) {
             style.colon = colon;
+        }
+        if let Some(comma) = find_comma(text, root) {
+            style.comma = comma;
         }
         style
     }
@@ -376,7 +384,7 @@ impl Style {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(&self.comma);
                     }
                     self.render_into(out, item, indent);
                 }
@@ -420,14 +428,16 @@ impl Style {
             Value::String(_) | Value::Number(_) => self.render(value, ""),
             Value::Array(items) => {
                 let parts: Vec<String> = items.iter().map(|v| self.render_inline(v)).collect();
-                format!("[{}]", parts.join(", "))
+                format!("[{}]", parts.join(&self.comma))
             }
             Value::Object(members) => {
                 let parts: Vec<String> = members
                     .iter()
-                    .map(|(k, v)| format!("{}{}{}", json_string(k), self.colon, self.render_inline(v)))
+                    .map(|(k, v)| {
+                        format!("{}{}{}", json_string(k), self.colon, self.render_inline(v))
+                    })
                     .collect();
-                format!("{{{}}}", parts.join(", "))
+                format!("{{{}}}", parts.join(&self.comma))
             }
         }
     }
@@ -491,6 +501,26 @@ fn find_colon(text: &str, node: &Node) -> Option<String> {
         Kind::Array(elements) => elements.iter().find_map(|e| find_colon(text, e)),
         _ => None,
     }
+}
+
+/// The separator between the first two siblings that share a line.
+fn find_comma(text: &str, node: &Node) -> Option<String> {
+    let (spans, children): (Vec<(usize, usize)>, Vec<&Node>) = match &node.kind {
+        Kind::Object(members) => (
+            members.iter().map(|m| (m.key_start, m.value.end)).collect(),
+            members.iter().map(|m| &m.value).collect(),
+        ),
+        Kind::Array(elements) => (
+            elements.iter().map(|e| (e.start, e.end)).collect(),
+            elements.iter().collect(),
+        ),
+        _ => return None,
+    };
+    let own = spans.windows(2).find_map(|pair| {
+        let between = &text[pair[0].1..pair[1].0];
+        (!between.contains('\n')).then(|| between.to_owned())
+    });
+    own.or_else(|| children.into_iter().find_map(|c| find_comma(text, c)))
 }
 
 /// One text replacement: bytes `start..end` become `with`.
@@ -563,10 +593,16 @@ pub fn append(text: &str, container: &Node, addition: Addition<'_>, style: &Styl
                 Splice {
                     start: last_end,
                     end: last_end,
-                    with: format!(", {}", render(None)),
+                    with: format!("{}{}", style.comma, render(None)),
                 }
             }
         }
+        // An empty container in a one-line document stays on one line.
+        _ if !text.contains('\n') => Splice {
+            start: container.start + 1,
+            end: container.end - 1,
+            with: render(None),
+        },
         _ => {
             let outer = line_indent(text, container.start);
             let indent = format!("{outer}{}", style.unit);
@@ -638,7 +674,9 @@ mod tests {
             ("{\n  // note\n  \"a\": 1\n}", |e| {
                 *e == EditError::Comments { line: 2, column: 3 }
             }),
-            ("{\"a\": 1 /* c */}", |e| matches!(e, EditError::Comments { line: 1, .. })),
+            ("{\"a\": 1 /* c */}", |e| {
+                matches!(e, EditError::Comments { line: 1, .. })
+            }),
             ("{\"a\": 1,}", |e| matches!(e, EditError::Invalid { .. })),
             ("{\"a\": \"// not a comment\", }", |e| {
                 matches!(e, EditError::Invalid { .. })
@@ -702,8 +740,7 @@ mod tests {
         let node = root(text);
         let list = node.get("list").unwrap();
         let style = Style::detect(text, Some(&node));
-        let added =
-            append(text, list, Addition::Element(&Value::Number(1)), &style).apply(text);
+        let added = append(text, list, Addition::Element(&Value::Number(1)), &style).apply(text);
         assert_eq!(added, "{\n  \"list\": [\n    1\n  ]\n}");
         let node = root(&added);
         let removed = remove(node.get("list").unwrap(), 0).apply(&added);
