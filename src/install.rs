@@ -247,13 +247,12 @@ pub fn uninstall(host: Host, settings: &Path, program: &Path) -> Result<Outcome,
     // The file is still what install made of the backup: give back the backup's bytes, which
     // also covers the few edits that text surgery cannot invert (an empty `[]` or `{}` that
     // install filled in, say).
-    if let (Ok(program), Ok(Some(original))) = (program_str(program), read_optional(&backup)) {
-        if let Ok(Some(installed)) = add_hooks(&original, host, program) {
-            if installed.as_bytes() == current.as_slice() {
-                write_atomic(&target, &original, Some(&target))?;
-                return Ok(outcome(Action::Restored, settings, None));
-            }
-        }
+    if let (Ok(program), Ok(Some(original))) = (program_str(program), read_optional(&backup))
+        && let Ok(Some(installed)) = add_hooks(&original, host, program)
+        && installed.as_bytes() == current.as_slice()
+    {
+        write_atomic(&target, &original, Some(&target))?;
+        return Ok(outcome(Action::Restored, settings, None));
     }
     // Install created this file and nothing else was ever added to it.
     if edited == format!("{{}}{}", Style::detect(&edited, None).newline) && !backup.exists() {
@@ -631,10 +630,7 @@ pub fn remove_hooks(text: &[u8], host: Host) -> Result<Option<String>, EditError
     let text = std::str::from_utf8(text).map_err(|_| EditError::NotUtf8)?;
     let mut text = text.to_owned();
     let mut changed = false;
-    loop {
-        let Some(root) = parse_root(&text)? else {
-            break;
-        };
+    while let Some(root) = parse_root(&text)? {
         let Some((position, _)) = our_handlers(&root, host)?.into_iter().next() else {
             break;
         };

@@ -474,10 +474,11 @@ fn find_unit(text: &str, node: &Node) -> Option<String> {
     };
     if let Some(&first) = children.first() {
         let outer = line_indent(text, node.start);
-        if let Some(inner) = indent_before(text, first) {
-            if inner.len() > outer.len() && inner.starts_with(outer) {
-                return Some(inner[outer.len()..].to_owned());
-            }
+        if let Some(inner) = indent_before(text, first)
+            && inner.len() > outer.len()
+            && inner.starts_with(outer)
+        {
+            return Some(inner[outer.len()..].to_owned());
         }
     }
     let nested: Vec<&Node> = match &node.kind {
@@ -670,7 +671,8 @@ mod tests {
 
     #[test]
     fn rejects_comments_and_invalid_json_with_positions() {
-        let cases: &[(&str, fn(&EditError) -> bool)] = &[
+        type Check = fn(&EditError) -> bool;
+        let cases: &[(&str, Check)] = &[
             ("{\n  // note\n  \"a\": 1\n}", |e| {
                 *e == EditError::Comments { line: 2, column: 3 }
             }),

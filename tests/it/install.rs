@@ -282,7 +282,8 @@ fn uninstall_without_our_hooks_writes_nothing() {
 
 #[test]
 fn broken_settings_are_refused_and_left_untouched() {
-    let cases: &[(&[u8], fn(&EditError) -> bool)] = &[
+    type Check = fn(&EditError) -> bool;
+    let cases: &[(&[u8], Check)] = &[
         (b"{\n  // my settings\n  \"model\": \"opus\"\n}\n", |e| {
             matches!(e, EditError::Comments { line: 2, column: 3 })
         }),
