@@ -513,3 +513,150 @@ fn assert_has_our_hooks(host: Host, settings: &Value) {
         );
     }
 }
+
+mod properties {
+    use jev_preflight::install::{Host, add_hooks, remove_hooks};
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use serde_json::{Map, Value};
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-1000i64..1000).prop_map(Value::from),
+            "[a-zé🚀 \"\\\\/]{0,8}".prop_map(Value::String),
+        ]
+    }
+
+    fn setting() -> impl Strategy<Value = Value> {
+        scalar().prop_recursive(2, 12, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::btree_map("[a-zü]{1,6}", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn group() -> impl Strategy<Value = Value> {
+        (
+            prop::option::of("[A-Za-z|]{1,8}"),
+            prop::collection::vec("[a-z./ -]{1,12}", 1..3),
+        )
+            .prop_map(|(matcher, commands)| {
+                let mut group = Map::new();
+                if let Some(m) = matcher {
+                    group.insert("matcher".into(), Value::String(m));
+                }
+                let handlers = commands
+                    .into_iter()
+                    .map(|c| serde_json::json!({"type": "command", "command": c}))
+                    .collect();
+                group.insert("hooks".into(), Value::Array(handlers));
+                Value::Object(group)
+            })
+    }
+
+    fn settings() -> impl Strategy<Value = Value> {
+        let events = prop::collection::btree_map(
+            prop::sample::select(vec![
+                "PreToolUse",
+                "Stop",
+                "UserPromptSubmit",
+                "SessionEnd",
+                "Notification",
+            ]),
+            prop::collection::vec(group(), 0..3),
+            0..4,
+        );
+        (
+            prop::collection::btree_map("[a-zA-Zé]{1,8}", setting(), 0..4),
+            prop::option::of(events),
+        )
+            .prop_map(|(others, hooks)| {
+                let mut root: Map<String, Value> = others.into_iter().collect();
+                root.remove("hooks");
+                if let Some(events) = hooks {
+                    let events = events
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), Value::Array(v)))
+                        .collect();
+                    root.insert("hooks".into(), Value::Object(events));
+                }
+                Value::Object(root)
+            })
+    }
+
+    fn render(value: &Value, style: u8) -> String {
+        let pretty = |indent: &[u8]| {
+            let mut out = Vec::new();
+            let fmt = serde_json::ser::PrettyFormatter::with_indent(indent);
+            value
+                .serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt))
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        match style {
+            0 => serde_json::to_string(value).unwrap(),
+            1 => pretty(b"  ") + "\n",
+            2 => pretty(b"\t"),
+            3 => pretty(b"    ").replace('\n', "\r\n") + "\r\n",
+            _ => pretty(b" "),
+        }
+    }
+
+    /// What structural removal leaves of the original: our removal also drops the managed
+    /// event lists and the `hooks` object that only our entries had filled.
+    fn simplify(mut value: Value, managed: &[&str]) -> Value {
+        let root = value.as_object_mut().unwrap();
+        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+            hooks.retain(|k, v| !(managed.contains(&k.as_str()) && v == &Value::Array(vec![])));
+            if hooks.is_empty() {
+                root.remove("hooks");
+            }
+        }
+        value
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn install_is_idempotent_and_removal_inverts_it(
+            value in settings(),
+            style in 0u8..5,
+            host in prop_oneof![Just(Host::ClaudeCode), Just(Host::Codex)],
+        ) {
+            let managed: Vec<&str> = host.events().iter().map(|(e, _)| *e).collect();
+            let text = render(&value, style);
+            let program = "/usr/local/bin/jev-preflight";
+            let added = add_hooks(text.as_bytes(), host, program).unwrap().unwrap();
+            let parsed: Value = serde_json::from_str(&added).unwrap();
+            // Every other setting is kept.
+            for (key, v) in value.as_object().unwrap() {
+                if key != "hooks" {
+                    prop_assert_eq!(&parsed[key], v);
+                }
+            }
+            for (event, list) in value.get("hooks").and_then(Value::as_object).into_iter().flatten() {
+                let old = list.as_array().unwrap();
+                prop_assert_eq!(&parsed["hooks"][event].as_array().unwrap()[..old.len()], &old[..]);
+            }
+            prop_assert_eq!(add_hooks(added.as_bytes(), host, program).unwrap(), None);
+
+            let removed = remove_hooks(added.as_bytes(), host).unwrap().unwrap();
+            let back: Value = serde_json::from_str(&removed).unwrap();
+            prop_assert_eq!(&back, &simplify(value.clone(), &managed));
+            // Exactly the original bytes unless a container that only we filled had to go.
+            let hooks = value.get("hooks");
+            let emptied = hooks.is_some_and(|h| {
+                h == &Value::Object(Map::new())
+                    || managed.iter().any(|e| h.get(e) == Some(&Value::Array(vec![])))
+            });
+            if !emptied {
+                prop_assert_eq!(removed, text);
+            }
+        }
+    }
+}
