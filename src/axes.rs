@@ -222,10 +222,12 @@ mod tests {
         select(scores, t).iter().map(|s| AXIS_IDS[s.axis]).collect()
     }
 
+    type Case = (&'static [(usize, f64)], &'static [&'static str]);
+
     #[test]
     fn selection_table() {
         let d = Thresholds::default();
-        let cases: &[(&[(usize, f64)], &[&str])] = &[
+        let cases: &[Case] = &[
             (&[], &[]),
             // Inclusive at the threshold, exclusive just below.
             (&[(1, 0.85), (2, 0.8499999)], &["auth_boundary"]),

@@ -262,12 +262,19 @@ mod tests {
         }
     }
 
+    type Case = (
+        u16,
+        Option<&'static str>,
+        Option<Duration>,
+        Option<Duration>,
+    );
+
     #[test]
     fn retry_policy_table() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
         let s = Duration::from_secs;
         let ms = Duration::from_millis;
-        let cases: &[(u16, Option<&str>, Option<Duration>, Option<Duration>)] = &[
+        let cases: &[Case] = &[
             (429, Some("1"), Some(s(5)), Some(s(1))),
             (503, Some("0"), Some(s(5)), Some(s(0))),
             (529, None, Some(s(5)), Some(BACKOFF)),

@@ -367,7 +367,7 @@ fn invalid_replies_are_invalid_response() {
         ("empty", vec![]),
         ("not json", b"not json".to_vec()),
         ("html", b"<html>502</html>".to_vec()),
-        ("truncated", good[..good.len() / 2].as_bytes().to_vec()),
+        ("truncated", good.as_bytes()[..good.len() / 2].to_vec()),
         ("trailing garbage", format!("{good}x").into_bytes()),
         ("two objects", format!("{good}{{}}").into_bytes()),
         ("array", b"[]".to_vec()),
