@@ -160,9 +160,12 @@ fn transport_error(e: ureq::Error, budget: Duration) -> ScoreError {
         ureq::Error::Io(io) => ScoreError::Network(io_text(&io)),
         ureq::Error::HostNotFound => ScoreError::Network("the host name did not resolve".into()),
         ureq::Error::ConnectionFailed => ScoreError::Network("the connection failed".into()),
-        ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
-            ScoreError::Config("the scorer URL is not usable".into())
-        }
+        ureq::Error::BadUri(_) => ScoreError::Config("the scorer URL is not usable".into()),
+        // An invalid header value: the key holds a character HTTP forbids (the value itself
+        // is never part of the message).
+        ureq::Error::Http(_) => ScoreError::Config(
+            "the request could not be built; the API key may contain invalid characters".into(),
+        ),
         ureq::Error::Tls(msg) => ScoreError::Network(format!("tls: {msg}")),
         ureq::Error::Rustls(err) => ScoreError::Network(format!("tls: {err}")),
         ureq::Error::ConnectProxyFailed(_) | ureq::Error::InvalidProxyUrl => {
@@ -188,7 +191,12 @@ fn io_text(io: &std::io::Error) -> String {
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        return value.parse::<u64>().ok().map(Duration::from_secs);
+        // More seconds than fit in a u64 is "not within any budget", not "unparseable".
+        return Some(
+            value
+                .parse::<u64>()
+                .map_or(Duration::MAX, Duration::from_secs),
+        );
     }
     let at = parse_imf_fixdate(value)?;
     let now = now.duration_since(UNIX_EPOCH).ok()?.as_secs();
@@ -248,6 +256,7 @@ mod tests {
             ("Sun, 06 Nov 1994 08:50:07 GMT", Some(30)),
             ("Sat, 05 Nov 1994 08:49:37 GMT", Some(0)),
             ("Mon, 07 Nov 1994 08:49:37 GMT", Some(86_400)),
+            ("99999999999999999999999", Some(u64::MAX)),
             ("-1", None),
             ("1.5", None),
             ("", None),
@@ -258,7 +267,11 @@ mod tests {
         for (raw, want) in cases {
             assert_eq!(
                 parse_retry_after(raw, now),
-                want.map(Duration::from_secs),
+                want.map(|w| if w == u64::MAX {
+                    Duration::MAX
+                } else {
+                    Duration::from_secs(w)
+                }),
                 "{raw:?}"
             );
         }

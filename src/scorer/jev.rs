@@ -281,6 +281,7 @@ mod tests {
             (429, Some("garbage"), Some(s(5)), Some(BACKOFF)),
             // Does not fit: the wait plus a useful attempt exceeds what is left.
             (429, Some("5"), Some(s(5)), None),
+            (429, Some("99999999999999999999999"), Some(s(5)), None),
             (429, None, Some(ms(600)), None),
             (429, Some("1"), None, None),
             // Not retryable.

@@ -471,3 +471,37 @@ fn a_payload_that_is_not_json_is_never_sent() {
     assert_eq!(e.class(), "scorer_config");
     assert_eq!(server.hits(), 0);
 }
+
+#[test]
+fn a_key_with_forbidden_characters_is_a_config_error_without_the_key() {
+    let server = TestServer::always(Response::json(200, good_reply()));
+    let s = JevScorer::new(
+        Some(&server.url("/v1/systemone")),
+        None,
+        ApiKey::new(&format!("{KEY}\ninjected: yes")).unwrap(),
+    )
+    .unwrap();
+    let e = s.score(&sample_payload(), BUDGET).unwrap_err();
+    assert_eq!(e.class(), "scorer_config");
+    assert_keyless(&e);
+    assert_eq!(server.hits(), 0);
+}
+
+#[test]
+fn https_goes_through_tls_and_fails_closed_against_plain_http() {
+    // The loopback server speaks plain HTTP; a TLS client must refuse it, not downgrade.
+    let server = TestServer::always(Response::json(200, good_reply()));
+    let s = JevScorer::new(
+        Some(&format!("https://{}/v1/systemone", server.addr())),
+        None,
+        ApiKey::new(KEY).unwrap(),
+    )
+    .unwrap();
+    let e = s.score(&sample_payload(), BUDGET).unwrap_err();
+    assert_keyless(&e);
+    assert_eq!(e.class(), "network", "{e}");
+    assert!(
+        server.requests().is_empty(),
+        "a request was read in clear text"
+    );
+}
