@@ -223,7 +223,7 @@ fn retry_after_http_date_in_the_past_retries_now() {
     let start = Instant::now();
     scorer(&server).score(&sample_payload(), BUDGET).unwrap();
     assert_eq!(server.hits(), 2);
-    assert!(start.elapsed() < Duration::from_secs(1));
+    assert!(start.elapsed() < Duration::from_secs(2));
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn retry_after_that_does_not_fit_is_not_waited_for() {
             hits, 1,
             "{value}: no retry when the wait exceeds the budget"
         );
-        assert!(start.elapsed() < Duration::from_secs(1), "{value}: waited");
+        assert!(start.elapsed() < Duration::from_secs(2), "{value}: waited");
     }
 }
 
@@ -253,7 +253,7 @@ fn a_server_that_never_answers_times_out_within_the_budget() {
     let (e, _) = fail_with(Response::Hang, Duration::from_millis(400));
     assert_eq!(e.class(), "timeout");
     assert!(
-        start.elapsed() < Duration::from_millis(1500),
+        start.elapsed() < Duration::from_millis(2500),
         "{:?}",
         start.elapsed()
     );
@@ -282,7 +282,7 @@ fn a_slow_body_times_out_within_the_budget() {
     );
     assert_eq!(e.class(), "timeout");
     assert!(
-        start.elapsed() < Duration::from_millis(1500),
+        start.elapsed() < Duration::from_millis(2500),
         "{:?}",
         start.elapsed()
     );
