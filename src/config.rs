@@ -769,6 +769,12 @@ mod tests {
     }
 
     #[test]
+    fn the_starter_config_of_init_parses() {
+        let cfg = parse_repo_config(crate::init::starter_config().as_bytes()).unwrap();
+        assert_eq!(cfg.mode, Some(Mode::Assist));
+    }
+
+    #[test]
     fn frozen_resolution() {
         let repo = parse_repo_config(br#"{"thresholds":{"lifecycle":0.3}}"#).unwrap();
         let user = UserSettings {

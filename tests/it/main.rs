@@ -1,6 +1,12 @@
 //! Integration tests: one binary, one module per feature.
 
+mod axes;
 mod hook_concurrency;
 mod hook_e2e;
 mod hook_faults;
+mod init;
+mod install;
+mod scorer_command;
+mod scorer_jev;
+mod scorer_openai;
 mod support;
