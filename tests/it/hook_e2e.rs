@@ -61,12 +61,12 @@ fn risky_turn_continues_exactly_once() {
     assert!(text.contains("not proof"), "{text}");
     assert!(text.chars().count() < 10_000);
     assert_eq!(server.requests(), 1);
-    let seen = server.seen.lock().unwrap()[0].clone();
-    assert!(seen.head.to_ascii_lowercase().contains(&format!(
-        "authorization: bearer {}",
-        KEY.to_ascii_lowercase()
-    )));
-    let body: serde_json::Value = serde_json::from_str(&seen.body).unwrap();
+    let seen = server.seen()[0].clone();
+    assert_eq!(
+        seen.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    let body = seen.json();
     assert!(
         body["state"]["diff"]
             .as_str()
@@ -74,7 +74,7 @@ fn risky_turn_continues_exactly_once() {
             .contains("require_admin")
     );
     assert!(
-        !seen.body.contains("done"),
+        !seen.body_str().contains("\"done\""),
         "the assistant message never leaves"
     );
 

@@ -218,8 +218,7 @@ fn repository_config_cannot_redirect_the_endpoint() {
     }
     assert_eq!(evil.requests(), 0);
     assert_eq!(real.requests(), 0);
-    let seen = evil.seen.lock().unwrap();
-    assert!(seen.is_empty());
+    assert!(evil.seen().is_empty());
 }
 
 #[test]

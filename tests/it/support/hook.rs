@@ -1,18 +1,16 @@
 //! Driving the built binary as a hook: a clean environment with a fake HOME, XDG dirs and
 //! plugin data dir, an event on stdin, and assertions on what came back. Also a minimal
-//! loopback Jev server that counts requests.
+//! loopback Jev endpoint on top of the shared test server.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::http::{Request, Response, TestServer};
 use super::{GIT_ENV, binary};
 
 /// A clean environment for hook runs; everything lives in one temp dir.
@@ -292,98 +290,37 @@ pub fn jev_answer(auth: f64, rest: f64) -> String {
     json!({"answers": answers, "model": "jev-test-1"}).to_string()
 }
 
-/// One request the server saw.
-#[derive(Debug, Clone)]
-pub struct Seen {
-    pub head: String,
-    pub body: String,
-}
-
-/// A loopback HTTP server that answers every request with a fixed status and body.
+/// A loopback Jev endpoint answering every request with a status and body the test can
+/// change; requests are counted and recorded by the shared [`TestServer`].
 pub struct JevServer {
-    port: u16,
-    pub count: Arc<AtomicUsize>,
-    pub seen: Arc<Mutex<Vec<Seen>>>,
+    inner: TestServer,
     reply: Arc<Mutex<(u16, String)>>,
 }
 
 impl JevServer {
     pub fn start(status: u16, body: &str) -> JevServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let count = Arc::new(AtomicUsize::new(0));
-        let seen = Arc::new(Mutex::new(Vec::new()));
         let reply = Arc::new(Mutex::new((status, body.to_owned())));
-        let (c, s, r) = (count.clone(), seen.clone(), reply.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (c, s, r) = (c.clone(), s.clone(), r.clone());
-                std::thread::spawn(move || serve(stream, &c, &s, &r));
-            }
+        let r = reply.clone();
+        let inner = TestServer::start(move |_, _| {
+            let (status, body) = r.lock().unwrap().clone();
+            Response::json(status, body)
         });
-        JevServer {
-            port,
-            count,
-            seen,
-            reply,
-        }
+        JevServer { inner, reply }
     }
 
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1/systemone", self.port)
+        self.inner.url("/v1/systemone")
     }
 
     pub fn requests(&self) -> usize {
-        self.count.load(Ordering::SeqCst)
+        self.inner.hits()
+    }
+
+    pub fn seen(&self) -> Vec<Request> {
+        self.inner.requests()
     }
 
     pub fn set_reply(&self, status: u16, body: &str) {
         *self.reply.lock().unwrap() = (status, body.to_owned());
     }
-}
-
-fn serve(
-    stream: TcpStream,
-    count: &AtomicUsize,
-    seen: &Mutex<Vec<Seen>>,
-    reply: &Mutex<(u16, String)>,
-) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut head = String::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        if line == "\r\n" || line == "\n" {
-            break;
-        }
-        head.push_str(&line);
-    }
-    let len = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    count.fetch_add(1, Ordering::SeqCst);
-    seen.lock().unwrap().push(Seen {
-        head,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    });
-    let (status, text) = reply.lock().unwrap().clone();
-    let mut stream = stream;
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-        text.len()
-    );
-    let _ = stream.flush();
 }
