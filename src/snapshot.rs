@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-use crate::git::{Git, GitError, Repo, quote};
+use crate::git::{Git, GitError, ObjectFormat, Repo, quote};
 use crate::subprocess::ProcessError;
 
 pub use store::{Sweep, sweep_tree_cache};
@@ -256,7 +256,7 @@ impl Runner<'_> {
                 {
                     let _ = file.set_modified(mtime);
                 }
-                Ok(())
+                self.expand_split_index()
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 // No index: HEAD's tree; an unborn HEAD leaves the private index absent, which
@@ -276,6 +276,51 @@ impl Runner<'_> {
                 source,
             }),
         }
+    }
+
+    /// Rewrites a split private index as a self-contained one, without touching the real
+    /// shared index: git refreshes the mtime of a shared index every time it reads one, so
+    /// the read happens in a scratch git dir holding byte copies of the shared index files.
+    fn expand_split_index(&self) -> Result<(), GitError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| GitError::Io { path, source }
+        };
+        let shared: Vec<PathBuf> = std::fs::read_dir(&self.repo.git_dir)
+            .map_err(io(&self.repo.git_dir))?
+            .flatten()
+            .filter(|e| e.file_name().as_encoded_bytes().starts_with(b"sharedindex."))
+            .map(|e| e.path())
+            .collect();
+        if shared.is_empty() {
+            return Ok(());
+        }
+        let scratch = self.dirs.index.with_file_name("split");
+        let _ = std::fs::remove_dir_all(&scratch);
+        for dir in [scratch.join("objects"), scratch.join("refs")] {
+            std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        }
+        let config = match self.repo.format {
+            ObjectFormat::Sha1 => "[core]\n\trepositoryformatversion = 0\n".to_string(),
+            ObjectFormat::Sha256 => "[core]\n\trepositoryformatversion = 1\n\
+                                     [extensions]\n\tobjectformat = sha256\n"
+                .to_string(),
+        };
+        for (name, body) in [("HEAD", "ref: refs/heads/main\n".to_string()), ("config", config)] {
+            let path = scratch.join(name);
+            std::fs::write(&path, body).map_err(io(&path))?;
+        }
+        for file in &shared {
+            let to = scratch.join(file.file_name().unwrap_or_default());
+            std::fs::copy(file, &to).map_err(io(file))?;
+        }
+        let mut cmd = self.git.command(&scratch);
+        cmd.env("GIT_DIR", &scratch)
+            .env("GIT_INDEX_FILE", &self.dirs.index)
+            .args(["update-index", "--no-split-index"]);
+        let result = self.git_output(cmd, None);
+        let _ = std::fs::remove_dir_all(&scratch);
+        result.map(drop)
     }
 
     /// The tree last written from this private index, if the index is unchanged since.
