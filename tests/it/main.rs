@@ -2,3 +2,4 @@
 
 mod support;
 mod snapshot;
+mod snapshot_safety;
