@@ -82,14 +82,30 @@ pub fn take(
     options: &SnapshotOptions,
 ) -> Result<Snapshot, GitError> {
     let dirs = Dirs::prepare(store, repo)?;
-    let filters = filter_names(git, repo)?;
+    // Reading the filter names overlaps with seeding the private index (a byte copy of a
+    // possibly large file); the names are needed before the first command that reads files.
+    let (filters, seeded) = std::thread::scope(|scope| {
+        let names = scope.spawn(|| filter_names(git, repo));
+        let seed = Runner {
+            git,
+            repo,
+            dirs: &dirs,
+            filters: &[],
+        }
+        .seed_index();
+        (names.join(), seed)
+    });
+    let filters = filters.map_err(|_| GitError::Parse {
+        command: "config".into(),
+        detail: "reading filter names panicked".into(),
+    })??;
     let run = Runner {
         git,
         repo,
         dirs: &dirs,
         filters: &filters,
     };
-    run.seed_index()?;
+    seeded?;
 
     let status = run.git(Access::Read, &[
         "status",
@@ -184,6 +200,8 @@ impl Runner<'_> {
             }
             Access::WriteBlobs => {
                 cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.objects);
+                // Content blobs live only until the prompt ends; syncing them buys nothing.
+                cmd.arg("-c").arg("core.fsync=none");
             }
             Access::WriteTrees => {
                 cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.tree_objects);
