@@ -82,30 +82,13 @@ pub fn take(
     options: &SnapshotOptions,
 ) -> Result<Snapshot, GitError> {
     let dirs = Dirs::prepare(store, repo)?;
-    // Reading the filter names overlaps with seeding the private index (a byte copy of a
-    // possibly large file); the names are needed before the first command that reads files.
-    let (filters, seeded) = std::thread::scope(|scope| {
-        let names = scope.spawn(|| filter_names(git, repo));
-        let seed = Runner {
-            git,
-            repo,
-            dirs: &dirs,
-            filters: &[],
-        }
-        .seed_index();
-        (names.join(), seed)
-    });
-    let filters = filters.map_err(|_| GitError::Parse {
-        command: "config".into(),
-        detail: "reading filter names panicked".into(),
-    })??;
     let run = Runner {
         git,
         repo,
         dirs: &dirs,
-        filters: &filters,
+        filters: &repo.filters,
     };
-    seeded?;
+    run.seed_index()?;
 
     let status = run.git(Access::Read, &[
         "status",
@@ -357,30 +340,6 @@ impl Runner<'_> {
             let _ = std::fs::write(&self.dirs.stamp, format!("{tree} {len} {mtime}\n"));
         }
     }
-}
-
-/// The names of every configured filter driver, read once per snapshot.
-pub(crate) fn filter_names(git: &Git, repo: &Repo) -> Result<Vec<Vec<u8>>, GitError> {
-    let out = match git.run_args(&repo.top, ["config", "-z", "--get-regexp", r"^filter\."]) {
-        Ok(out) => out,
-        // Exit 1: no such keys.
-        Err(GitError::Process(ProcessError::Exit { code: 1, .. })) => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut names: Vec<Vec<u8>> = Vec::new();
-    for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        let key = record.split(|&b| b == b'\n').next().unwrap_or_default();
-        let Some(rest) = key.strip_prefix(b"filter.") else {
-            continue;
-        };
-        if let Some(dot) = rest.iter().rposition(|&b| b == b'.') {
-            let name = rest[..dot].to_vec();
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    Ok(names)
 }
 
 fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {

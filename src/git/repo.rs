@@ -35,6 +35,9 @@ pub struct Repo {
     pub index: PathBuf,
     pub objects: PathBuf,
     pub format: ObjectFormat,
+    /// Names of the filter drivers configured for this repository (any config scope). Every
+    /// command that reads working-tree files must neutralize them.
+    pub filters: Vec<Vec<u8>>,
 }
 
 /// What lives at a `cwd`.
@@ -66,7 +69,12 @@ pub fn discover(git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
     if !cwd.is_dir() {
         return Ok(Discovery::NotARepo);
     }
-    let stdout = match git.run_args(cwd, QUERIES) {
+    // The filter names are read concurrently: they cost a git process, but no wall time.
+    let (revparse, filters) = std::thread::scope(|scope| {
+        let filters = scope.spawn(|| filter_names(git, cwd));
+        (git.run_args(cwd, QUERIES), filters.join())
+    });
+    let stdout = match revparse {
         Ok(stdout) => stdout,
         Err(GitError::Process(ProcessError::Exit {
             code: 128,
@@ -94,7 +102,38 @@ pub fn discover(git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
         }
         Err(e) => return Err(e),
     };
-    parse(&stdout).map(|found| found.map_or(Discovery::Bare, Discovery::Found))
+    let filters = filters.map_err(|_| GitError::Parse {
+        command: "config".into(),
+        detail: "reading filter names panicked".into(),
+    })??;
+    Ok(match parse(&stdout)? {
+        Some(repo) => Discovery::Found(Repo { filters, ..repo }),
+        None => Discovery::Bare,
+    })
+}
+
+/// The names of every configured filter driver (`filter.<name>.*` in any config scope).
+fn filter_names(git: &Git, cwd: &Path) -> Result<Vec<Vec<u8>>, GitError> {
+    let out = match git.run_args(cwd, ["config", "-z", "--get-regexp", r"^filter\."]) {
+        Ok(out) => out,
+        // Exit 1: no such keys. Outside a repository rev-parse's answer is what counts.
+        Err(GitError::Process(ProcessError::Exit { code: 1 | 128, .. })) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+        let key = record.split(|&b| b == b'\n').next().unwrap_or_default();
+        let Some(rest) = key.strip_prefix(b"filter.") else {
+            continue;
+        };
+        if let Some(dot) = rest.iter().rposition(|&b| b == b'.') {
+            let name = rest[..dot].to_vec();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    Ok(names)
 }
 
 fn parse(stdout: &[u8]) -> Result<Option<Repo>, GitError> {
@@ -122,6 +161,7 @@ fn parse(stdout: &[u8]) -> Result<Option<Repo>, GitError> {
         index: canonical_leaf(index)?,
         objects: canonical(objects)?,
         format,
+        filters: Vec::new(),
     }))
 }
 
