@@ -41,7 +41,11 @@ fn git(dir: &Path, args: &[&str]) {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A committed repository of `files` files spread over `leaf_dirs` directories three deep.
@@ -65,7 +69,12 @@ fn generate(root: &Path, files: usize, leaf_dirs: usize) {
 fn file(root: &Path, n: usize, files: usize, leaf_dirs: usize) -> PathBuf {
     let per_dir = files.div_ceil(leaf_dirs);
     let d = n / per_dir;
-    root.join(format!("d{}/e{}/f{}/file{n}.txt", d / 100, (d / 10) % 10, d % 10))
+    root.join(format!(
+        "d{}/e{}/f{}/file{n}.txt",
+        d / 100,
+        (d / 10) % 10,
+        d % 10
+    ))
 }
 
 fn append(path: &Path, text: &str) {
@@ -118,7 +127,10 @@ fn run(case: &Case) {
     let g = Git::default();
 
     let turn_paths = [f(7), f(case.files / 3), f(case.files - 2)];
-    let originals: Vec<Vec<u8>> = turn_paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let originals: Vec<Vec<u8>> = turn_paths
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
     let turn = || {
         for p in &turn_paths {
             append(p, "turn edit\n");
@@ -156,7 +168,10 @@ fn run(case: &Case) {
         changes = diff.len();
 
         let start = Instant::now();
-        let out = git_cmd(&root).args(["status", "--porcelain"]).output().unwrap();
+        let out = git_cmd(&root)
+            .args(["status", "--porcelain"])
+            .output()
+            .unwrap();
         status.push(start.elapsed());
         assert!(out.status.success());
 
@@ -184,7 +199,11 @@ fn run(case: &Case) {
         ratio(s),
         stop_procs
     );
-    println!("  first baseline, empty cache   {:>10}  {:.2}x status", ms(cold), ratio(cold));
+    println!(
+        "  first baseline, empty cache   {:>10}  {:.2}x status",
+        ms(cold),
+        ratio(cold)
+    );
 }
 
 /// Runs one baseline and one stop through a counting wrapper around git.
@@ -198,7 +217,11 @@ fn count_processes(
     let counter = store_dir.join("count");
     let shim = store_dir.join("git-shim");
     let real = String::from_utf8(
-        Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout,
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
     )
     .unwrap();
     std::fs::write(

@@ -116,7 +116,10 @@ fn merge_oversized(
         };
         changes.push(metadata_only(&now.path, status, now.size));
     }
-    for gone in base.iter().filter(|b| !head.iter().any(|h| h.path == b.path)) {
+    for gone in base
+        .iter()
+        .filter(|b| !head.iter().any(|h| h.path == b.path))
+    {
         if let Some(change) = changes.iter_mut().find(|c| c.path == gone.path) {
             // It existed at the baseline, only too large to read: now it has content.
             if change.status == Status::Added {
@@ -124,11 +127,9 @@ fn merge_oversized(
             }
             continue;
         }
-        let exists = std::fs::symlink_metadata(
-            repo.top
-                .join(crate::snapshot::path_from_bytes(&gone.path)),
-        )
-        .is_ok();
+        let exists =
+            std::fs::symlink_metadata(repo.top.join(crate::snapshot::path_from_bytes(&gone.path)))
+                .is_ok();
         let status = if exists {
             Status::Modified
         } else {

@@ -18,8 +18,8 @@ use std::time::SystemTime;
 use crate::git::{Git, GitError, ObjectFormat, Repo, quote};
 use crate::subprocess::ProcessError;
 
-pub use store::{Sweep, sweep_tree_cache};
 pub(crate) use store::Dirs;
+pub use store::{Sweep, sweep_tree_cache};
 
 /// Default size above which an untracked file is reported but never read.
 pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
@@ -90,16 +90,19 @@ pub fn take(
     };
     run.seed_index()?;
 
-    let status = run.git(Access::Read, &[
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        // A dirty submodule's files are not part of this tree; only its commit is, and that
-        // is read from its HEAD without running anything inside it.
-        "--ignore-submodules=dirty",
-    ])?;
+    let status = run.git(
+        Access::Read,
+        &[
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            // A dirty submodule's files are not part of this tree; only its commit is, and that
+            // is read from its HEAD without running anything inside it.
+            "--ignore-submodules=dirty",
+        ],
+    )?;
     let pending = status::parse(&run.git_output(status, None)?)?;
 
     let mut stage = Vec::new();
@@ -124,14 +127,17 @@ pub fn take(
 
     let index_before = index_identity(&dirs.index);
     if !stage.is_empty() {
-        let cmd = run.git(Access::WriteBlobs, &[
-            "update-index",
-            "--add",
-            "--remove",
-            "--replace",
-            "-z",
-            "--stdin",
-        ])?;
+        let cmd = run.git(
+            Access::WriteBlobs,
+            &[
+                "update-index",
+                "--add",
+                "--remove",
+                "--replace",
+                "-z",
+                "--stdin",
+            ],
+        )?;
         run.git_output(cmd, Some(stage))?;
     } else if let Some(tree) = run.reusable_tree(index_before) {
         // Nothing changed since the last tree of this private index: it is still the tree.
@@ -290,7 +296,11 @@ impl Runner<'_> {
         let shared: Vec<PathBuf> = std::fs::read_dir(&self.repo.git_dir)
             .map_err(io(&self.repo.git_dir))?
             .flatten()
-            .filter(|e| e.file_name().as_encoded_bytes().starts_with(b"sharedindex."))
+            .filter(|e| {
+                e.file_name()
+                    .as_encoded_bytes()
+                    .starts_with(b"sharedindex.")
+            })
             .map(|e| e.path())
             .collect();
         if shared.is_empty() {
@@ -307,7 +317,10 @@ impl Runner<'_> {
                                      [extensions]\n\tobjectformat = sha256\n"
                 .to_string(),
         };
-        for (name, body) in [("HEAD", "ref: refs/heads/main\n".to_string()), ("config", config)] {
+        for (name, body) in [
+            ("HEAD", "ref: refs/heads/main\n".to_string()),
+            ("config", config),
+        ] {
             let path = scratch.join(name);
             std::fs::write(&path, body).map_err(io(&path))?;
         }

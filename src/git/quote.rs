@@ -8,7 +8,7 @@ use std::path::Path;
 pub fn c_quote(bytes: &[u8]) -> Vec<u8> {
     let needs = bytes
         .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f);
+        .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
     if !needs {
         return bytes.to_vec();
     }
@@ -25,7 +25,7 @@ pub fn c_quote(bytes: &[u8]) -> Vec<u8> {
             b'\r' => out.extend_from_slice(b"\\r"),
             b'"' => out.extend_from_slice(b"\\\""),
             b'\\' => out.extend_from_slice(b"\\\\"),
-            b if b < 0x20 || b >= 0x7f => {
+            b if !(0x20..0x7f).contains(&b) => {
                 out.extend_from_slice(format!("\\{b:03o}").as_bytes());
             }
             b => out.push(b),

@@ -86,9 +86,7 @@ pub fn discover(git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
             return match lines.first() {
                 Some(&b"true") => Ok(Discovery::Bare),
                 // Inside a git dir of a non-bare repository: no working tree to snapshot.
-                Some(&b"false") if lines.get(1) == Some(&&b"false"[..]) => {
-                    Ok(Discovery::NotARepo)
-                }
+                Some(&b"false") if lines.get(1) == Some(&&b"false"[..]) => Ok(Discovery::NotARepo),
                 _ if String::from_utf8_lossy(&stderr).contains("not a git repository") => {
                     Ok(Discovery::NotARepo)
                 }
@@ -142,8 +140,22 @@ fn parse(stdout: &[u8]) -> Result<Option<Repo>, GitError> {
         detail: detail.into(),
     };
     let text = std::str::from_utf8(stdout).map_err(|_| bad("paths are not valid UTF-8"))?;
-    let lines: Vec<&str> = text.strip_suffix('\n').unwrap_or(text).split('\n').collect();
-    let [bare, _inside, format, git_dir, common_dir, index, objects, top] = lines[..] else {
+    let lines: Vec<&str> = text
+        .strip_suffix('\n')
+        .unwrap_or(text)
+        .split('\n')
+        .collect();
+    let [
+        bare,
+        _inside,
+        format,
+        git_dir,
+        common_dir,
+        index,
+        objects,
+        top,
+    ] = lines[..]
+    else {
         return Err(bad(&format!("expected 8 lines, got {}", lines.len())));
     };
     if bare == "true" {

@@ -74,7 +74,10 @@ impl Dirs {
 /// Creates `path` (and missing parents) with mode 0700 and returns its canonical form.
 fn leaf_dir(path: &Path) -> Result<PathBuf, GitError> {
     if !path.is_absolute() || path.components().any(|c| c == Component::ParentDir) {
-        return Err(unsafe_store(path, "it must be an absolute path without `..`"));
+        return Err(unsafe_store(
+            path,
+            "it must be an absolute path without `..`",
+        ));
     }
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(io(parent))?;

@@ -1,5 +1,5 @@
 //! Integration tests: one binary, one module per feature.
 
-mod support;
 mod snapshot;
 mod snapshot_safety;
+mod support;

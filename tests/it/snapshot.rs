@@ -71,7 +71,11 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let inv = snapshot_of(&repo);
     let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     assert_same(&inv, &snapshot_of(&repo), "baseline snapshot");
-    assert_eq!(status, status_v2(&repo.top), "baseline snapshot changed git status");
+    assert_eq!(
+        status,
+        status_v2(&repo.top),
+        "baseline snapshot changed git status"
+    );
 
     turn();
 
@@ -80,7 +84,11 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
     assert_same(&inv, &snapshot_of(&repo), "current snapshot and diff");
-    assert_eq!(status, status_v2(&repo.top), "current snapshot changed git status");
+    assert_eq!(
+        status,
+        status_v2(&repo.top),
+        "current snapshot changed git status"
+    );
     (changes, base, head, store)
 }
 
@@ -157,7 +165,10 @@ fn untracked_and_ignored_files() {
     });
     assert_eq!(
         summary(&changes),
-        [("fresh/new.txt".into(), Added), ("notes.txt".into(), Modified)]
+        [
+            ("fresh/new.txt".into(), Added),
+            ("notes.txt".into(), Modified)
+        ]
     );
 }
 
@@ -185,8 +196,11 @@ fn add_modify_delete_in_the_turn() {
 fn rename_is_detected_at_fifty_percent() {
     let r = base_repo();
     let (changes, ..) = run_turn(r.path(), || {
-        std::fs::rename(r.path().join("docs/guide.md"), r.path().join("docs/manual.md"))
-            .unwrap();
+        std::fs::rename(
+            r.path().join("docs/guide.md"),
+            r.path().join("docs/manual.md"),
+        )
+        .unwrap();
     });
     assert_eq!(summary(&changes), [("docs/manual.md".into(), Renamed)]);
     assert_eq!(changes[0].old_path.as_deref(), Some(&b"docs/guide.md"[..]));
@@ -239,7 +253,11 @@ fn submodule_pointer_change() {
     std::fs::create_dir(&sub).unwrap();
     let inner = |args: &[&str]| {
         let out = crate::support::git_in(&sub, args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     inner(&["init", "-q", "-b", "main"]);
     std::fs::write(sub.join("s.txt"), "1\n").unwrap();
@@ -261,7 +279,8 @@ fn unborn_repository_without_an_index() {
     r.write("first.txt", "hello\n");
     assert!(!r.path().join(".git/index").exists());
     let (changes, ..) = run_turn(r.path(), || {
-        r.write("first.txt", "hello\nworld\n").write("second.txt", "2\n");
+        r.write("first.txt", "hello\nworld\n")
+            .write("second.txt", "2\n");
     });
     assert_eq!(
         summary(&changes),
@@ -374,7 +393,11 @@ fn hard_paths_round_trip() {
         line.push(b'\n');
         let hit = c.patch.windows(line.len()).any(|w| w == line.as_slice());
         let newline_name = c.path.contains(&b'\n');
-        assert!(hit || newline_name, "{:?}", String::from_utf8_lossy(&c.patch));
+        assert!(
+            hit || newline_name,
+            "{:?}",
+            String::from_utf8_lossy(&c.patch)
+        );
     }
 }
 
@@ -409,9 +432,7 @@ fn tree_cache_keeps_unchanged_trees_across_prompts() {
     let repo = found(&git, r.path());
     let store = Store::new();
     let opts = SnapshotOptions::default();
-    let count = || {
-        walkdir_files(&store.dir.path().join("trees/objects"))
-    };
+    let count = || walkdir_files(&store.dir.path().join("trees/objects"));
     snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     let first = count();
     assert!(first >= 4, "root, src, src/deep, docs: {first}");

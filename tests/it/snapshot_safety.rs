@@ -21,13 +21,18 @@ fn write_exec(path: &Path, body: &str) {
 #[test]
 fn hostile_config_executes_nothing() {
     let r = TestRepo::new();
-    r.write("a.txt", "plain\n").write("b.txt", "bee\n").commit_all("base");
+    r.write("a.txt", "plain\n")
+        .write("b.txt", "bee\n")
+        .commit_all("base");
     let traps = tempfile::tempdir().unwrap();
     let marker = traps.path().join("marker");
     let trap = traps.path().join("trap");
     write_exec(
         &trap,
-        &format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\nexit 0\n", marker.display()),
+        &format!(
+            "#!/bin/sh\necho \"$0 $*\" >> '{}'\nexit 0\n",
+            marker.display()
+        ),
     );
     let hooks = traps.path().join("hooks");
     std::fs::create_dir(&hooks).unwrap();
@@ -82,7 +87,10 @@ fn hostile_config_executes_nothing() {
     assert!(String::from_utf8_lossy(&changes[0].patch).contains("\n plain\n+added\n"));
     // The trap is real: git itself runs it when nothing neutralizes it.
     crate::support::git_in(r.path(), &["diff", "--", "a.txt"]);
-    assert!(marker.exists(), "the trap fixture never fires, so the test proves nothing");
+    assert!(
+        marker.exists(),
+        "the trap fixture never fires, so the test proves nothing"
+    );
 }
 
 /// Runs in a child process whose environment carries hostile `GIT_*` variables.
@@ -120,7 +128,10 @@ fn inherited_git_variables_cannot_redirect_a_snapshot() {
         .env("GIT_WORK_TREE", decoy.path())
         .env("GIT_INDEX_FILE", decoy_git.join("index"))
         .env("GIT_OBJECT_DIRECTORY", decoy_git.join("objects"))
-        .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", decoy_git.join("objects"))
+        .env(
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            decoy_git.join("objects"),
+        )
         .env("GIT_CEILING_DIRECTORIES", "/")
         .output()
         .unwrap();
@@ -170,7 +181,10 @@ fn huge_untracked_files_are_metadata_only() {
     assert_eq!(base.oversized.len(), 1);
     assert_eq!(head.oversized.len(), 2);
     let store_bytes = dir_bytes(store.dir.path());
-    assert!(store_bytes < 1024 * 1024, "private store holds {store_bytes} bytes");
+    assert!(
+        store_bytes < 1024 * 1024,
+        "private store holds {store_bytes} bytes"
+    );
     let summary: Vec<_> = changes
         .iter()
         .map(|c| (c.path.clone(), c.status, c.oversized, c.patch.is_empty()))
@@ -179,7 +193,12 @@ fn huge_untracked_files_are_metadata_only() {
         summary,
         [
             (b"a.txt".to_vec(), Status::Modified, None, false),
-            (b"build/artifact.bin".to_vec(), Status::Added, Some(HUGE), true),
+            (
+                b"build/artifact.bin".to_vec(),
+                Status::Added,
+                Some(HUGE),
+                true
+            ),
         ]
     );
 }
@@ -187,12 +206,16 @@ fn huge_untracked_files_are_metadata_only() {
 #[test]
 fn an_oversized_file_growing_or_going_is_reported() {
     let r = TestRepo::new();
-    r.write("a.txt", "a\n").write("small.txt", "s\n").commit_all("base");
+    r.write("a.txt", "a\n")
+        .write("small.txt", "s\n")
+        .commit_all("base");
     r.write("big.txt", vec![b'x'; 2000]);
     let git = Git::default();
     let repo = found(&git, r.path());
     let store = Store::new();
-    let opts = SnapshotOptions { untracked_cap: 1000 };
+    let opts = SnapshotOptions {
+        untracked_cap: 1000,
+    };
     let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     r.remove("big.txt").write("small.txt", vec![b'y'; 5000]);
     let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
@@ -235,7 +258,8 @@ fn a_slow_git_is_killed_and_reaped() {
 #[test]
 fn output_over_the_cap_is_too_large() {
     let r = TestRepo::new();
-    r.write("big.txt", "0123456789\n".repeat(2000)).commit_all("base");
+    r.write("big.txt", "0123456789\n".repeat(2000))
+        .commit_all("base");
     let git = Git::default().with_stdout_cap(4096);
     let err = git
         .run_args(r.path(), ["cat-file", "-p", "HEAD:big.txt"])
@@ -255,7 +279,10 @@ fn a_missing_git_is_a_typed_error() {
 fn discovery_outcomes() {
     let git = Git::default();
     let plain = tempfile::tempdir().unwrap();
-    assert_eq!(git::discover(&git, plain.path()).unwrap(), Discovery::NotARepo);
+    assert_eq!(
+        git::discover(&git, plain.path()).unwrap(),
+        Discovery::NotARepo
+    );
     assert_eq!(
         git::discover(&git, &plain.path().join("missing")).unwrap(),
         Discovery::NotARepo

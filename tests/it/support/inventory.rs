@@ -36,7 +36,11 @@ fn walk(path: &Path, out: &mut Inventory) {
     };
     out.insert(
         path.to_path_buf(),
-        format!("{kind} size={} mode={:o} mtime={mtime}", meta.len(), meta.mode()),
+        format!(
+            "{kind} size={} mode={:o} mtime={mtime}",
+            meta.len(),
+            meta.mode()
+        ),
     );
     if meta.is_dir() {
         let mut entries: Vec<_> = std::fs::read_dir(path)
@@ -91,6 +95,10 @@ pub fn status_v2(dir: &Path) -> Vec<u8> {
     }
     cmd.args(["status", "--porcelain=v2", "-z", "--untracked-files=all"]);
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
