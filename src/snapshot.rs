@@ -105,25 +105,7 @@ pub fn take(
     )?;
     let pending = status::parse(&run.git_output(status, None)?)?;
 
-    let mut stage = Vec::new();
-    let mut oversized = Vec::new();
-    for item in pending {
-        let path = repo.top.join(path_from_bytes(&item.path));
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_file() && meta.len() > options.untracked_cap => {
-                oversized.push(OversizedFile {
-                    path: item.path,
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(&meta),
-                    tracked: !item.untracked,
-                });
-            }
-            _ => {
-                stage.extend_from_slice(&item.path);
-                stage.push(0);
-            }
-        }
-    }
+    let (stage, oversized) = partition_by_size(repo, pending, options.untracked_cap);
 
     let index_before = index_identity(&dirs.index);
     if !stage.is_empty() {
@@ -353,6 +335,34 @@ impl Runner<'_> {
             let _ = std::fs::write(&self.dirs.stamp, format!("{tree} {len} {mtime}\n"));
         }
     }
+}
+
+/// Splits the pending paths into the NUL-separated list to restage and the files over `cap`,
+/// judged by `lstat` alone so that an oversized file is never opened.
+fn partition_by_size(
+    repo: &Repo,
+    pending: Vec<status::Pending>,
+    cap: u64,
+) -> (Vec<u8>, Vec<OversizedFile>) {
+    let mut stage = Vec::new();
+    let mut oversized = Vec::new();
+    for item in pending {
+        let path = repo.top.join(path_from_bytes(&item.path));
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() && meta.len() > cap => oversized.push(OversizedFile {
+                path: item.path,
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                tracked: !item.untracked,
+            }),
+            // Gone files are restaged too: `--remove` drops them from the private index.
+            _ => {
+                stage.extend_from_slice(&item.path);
+                stage.push(0);
+            }
+        }
+    }
+    (stage, oversized)
 }
 
 fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
