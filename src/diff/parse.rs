@@ -246,4 +246,11 @@ mod tests {
         out.extend_from_slice(b"1\t1\tx\0\0diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n");
         assert_eq!(parse(&out).unwrap().len(), 1);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let _ = parse(&bytes);
+        }
+    }
 }

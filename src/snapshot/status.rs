@@ -110,4 +110,11 @@ mod tests {
         assert!(parse(b"x what\0").is_err());
         assert!(parse(b"1 M.\0").is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let _ = parse(&bytes);
+        }
+    }
 }
