@@ -6,6 +6,7 @@
 
 pub mod axes;
 pub mod diff;
+pub mod eval_set;
 pub mod git;
 pub mod payload;
 pub mod redact;
