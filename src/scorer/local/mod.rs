@@ -58,8 +58,8 @@ impl LocalScorer {
 
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).
     pub fn score_diff(&self, diff: &str) -> Scores {
-        let files = patch::parse(diff);
-        let hits = signals::collect(&files);
+        let mut files = patch::parse(diff);
+        let hits = signals::collect(&mut files);
         combine(&hits)
     }
 }

@@ -64,6 +64,9 @@ pub struct Line<'a> {
     pub new_line: u32,
     /// Old-file line number; for an added line, the old-file line where the addition sits.
     pub old_line: u32,
+    /// Set by [`super::signals::collect`]: the line carries a real change (not blank, not a
+    /// comment, not moved or re-indented).
+    pub changed: bool,
 }
 
 /// One `@@` hunk.
@@ -159,6 +162,7 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             text,
             new_line,
             old_line,
+            changed: false,
         });
         if kind != Kind::Removed {
             new_line = new_line.saturating_add(1);

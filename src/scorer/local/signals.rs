@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 use super::patch::{FileDiff, Kind, Lang, Line, Role};
 use super::rules::{
@@ -31,9 +31,9 @@ pub struct Hit {
 }
 
 struct Compiled {
-    added: RegexSet,
+    added: Vec<Regex>,
     added_rules: Vec<&'static Rule>,
-    removed: RegexSet,
+    removed: Vec<Regex>,
     removed_rules: Vec<&'static Rule>,
     unless: HashMap<&'static str, Regex>,
 }
@@ -41,8 +41,9 @@ struct Compiled {
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let (added_rules, removed_rules): (Vec<&Rule>, Vec<&Rule>) =
         RULES.iter().partition(|r| r.side == Side::Added);
-    let set = |rules: &[&Rule]| {
-        RegexSet::new(rules.iter().map(|r| r.pattern)).expect("line rules compile")
+    // Multi-line mode: the rules anchor on line starts and ends within the joined side text.
+    let set = |rules: &[&Rule]| -> Vec<Regex> {
+        rules.iter().map(|r| re(&format!("(?m:{})", r.pattern))).collect()
     };
     Compiled {
         added: set(&added_rules),
@@ -76,11 +77,11 @@ fn clip(text: &str) -> &str {
     &text[..end]
 }
 
-/// Everything the rules and detectors found in `files`.
-pub fn collect(files: &[FileDiff<'_>]) -> Vec<Hit> {
+/// Everything the rules and detectors found in `files`. Marks each line's `changed` flag.
+pub fn collect(files: &mut [FileDiff<'_>]) -> Vec<Hit> {
     let mut added_norm: HashSet<String> = HashSet::new();
     let mut removed_norm: HashSet<String> = HashSet::new();
-    for file in files {
+    for file in files.iter() {
         for line in file.hunks.iter().flat_map(|h| &h.lines) {
             match line.kind {
                 Kind::Added => added_norm.insert(normalize(line.text)),
@@ -89,19 +90,38 @@ pub fn collect(files: &[FileDiff<'_>]) -> Vec<Hit> {
             };
         }
     }
+    for file in files.iter_mut() {
+        let comment_of = |text: &str| file.is_comment(text);
+        let mut flags = Vec::new();
+        for line in file.hunks.iter().flat_map(|h| &h.lines) {
+            let t = line.text.trim();
+            let real = !t.is_empty()
+                && !comment_of(t)
+                && match line.kind {
+                    Kind::Added => !removed_norm.contains(&normalize(t)),
+                    Kind::Removed => !added_norm.contains(&normalize(t)),
+                    Kind::Context => false,
+                };
+            flags.push(real);
+        }
+        let mut flags = flags.into_iter();
+        for line in file.hunks.iter_mut().flat_map(|h| &mut h.lines) {
+            line.changed = flags.next().unwrap_or(false);
+        }
+    }
+    let files: &[FileDiff<'_>] = files;
     let ctx = Ctx {
-        added_norm,
-        removed_norm,
         tests_touched: files.iter().any(|f| f.role == Role::Test),
     };
     let mut hits = Vec::new();
-    for file in files.iter().filter(|f| f.role != Role::Docs) {
-        line_rules(&ctx, file, &mut hits);
+    line_rules(files, &mut hits);
+    let defs = Defs::new(files);
+    for (idx, file) in files.iter().enumerate().filter(|(_, f)| f.role != Role::Docs) {
         if file.role == Role::Source {
             swallowed_blocks(&ctx, file, &mut hits);
             short_circuits(&ctx, file, &mut hits);
             pairs(&ctx, file, &mut hits);
-            signatures(&ctx, file, files, &mut hits);
+            signatures(&defs, idx, file, &mut hits);
         }
         if file.role == Role::Manifest {
             dependency_majors(file, &mut hits);
@@ -118,25 +138,13 @@ pub fn collect(files: &[FileDiff<'_>]) -> Vec<Hit> {
 }
 
 struct Ctx {
-    added_norm: HashSet<String>,
-    removed_norm: HashSet<String>,
     tests_touched: bool,
 }
 
 impl Ctx {
-    /// Whether a changed line carries a real change: not blank, not a comment, not the same
-    /// text moved or reformatted elsewhere in the payload.
-    fn changed(&self, file: &FileDiff<'_>, line: &Line<'_>) -> bool {
-        let t = line.text.trim();
-        if t.is_empty() || file.is_comment(t) {
-            return false;
-        }
-        let n = normalize(t);
-        match line.kind {
-            Kind::Added => !self.removed_norm.contains(&n),
-            Kind::Removed => !self.added_norm.contains(&n),
-            Kind::Context => false,
-        }
+    /// Whether a diff line carries a real change (see [`collect`]).
+    fn changed(&self, _file: &FileDiff<'_>, line: &Line<'_>) -> bool {
+        line.changed
     }
 }
 
@@ -161,31 +169,71 @@ fn hit_at(axis: usize, id: &'static str, weight: f64, file: &FileDiff<'_>, at: &
     h
 }
 
-fn line_rules(ctx: &Ctx, file: &FileDiff<'_>, hits: &mut Vec<Hit>) {
-    let compiled = &*COMPILED;
-    let lang = file.lang.bit();
-    let role = file.role.bit();
-    for line in file.hunks.iter().flat_map(|h| &h.lines) {
-        if !ctx.changed(file, line) {
-            continue;
-        }
-        let (set, rules) = match line.kind {
-            Kind::Added => (&compiled.added, &compiled.added_rules),
-            Kind::Removed => (&compiled.removed, &compiled.removed_rules),
-            Kind::Context => continue,
-        };
-        let text = clip(line.text);
-        for idx in set.matches(text).iter() {
-            let rule = rules[idx];
-            if rule.langs & lang == 0 || rule.roles & role == 0 {
-                continue;
-            }
-            if let Some(unless) = compiled.unless.get(rule.id) {
-                if unless.is_match(text) {
-                    continue;
+/// The changed lines of one side of the whole payload, joined by newlines so that each rule
+/// scans the text once; a match is then confirmed on its line alone.
+struct SideText<'f, 'a> {
+    text: String,
+    starts: Vec<usize>,
+    lines: Vec<(&'f FileDiff<'a>, &'f Line<'a>)>,
+}
+
+impl<'f, 'a> SideText<'f, 'a> {
+    fn new(files: &'f [FileDiff<'a>], kind: Kind) -> Self {
+        let mut side = SideText { text: String::new(), starts: Vec::new(), lines: Vec::new() };
+        for file in files.iter().filter(|f| f.role != Role::Docs) {
+            for line in file.hunks.iter().flat_map(|h| &h.lines) {
+                if line.kind == kind && line.changed {
+                    side.starts.push(side.text.len());
+                    side.text.push_str(clip(line.text));
+                    side.text.push('\n');
+                    side.lines.push((file, line));
                 }
             }
-            hits.push(hit_at(rule.axis, rule.id, rule.weight, file, line, rule.note));
+        }
+        side
+    }
+
+    /// The index of the line holding byte `offset`.
+    fn line_at(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    fn line_text(&self, idx: usize) -> &str {
+        let end = self.starts.get(idx + 1).map_or(self.text.len(), |e| e - 1);
+        &self.text[self.starts[idx]..end]
+    }
+}
+
+fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
+    let compiled = &*COMPILED;
+    let added = SideText::new(files, Kind::Added);
+    let removed = SideText::new(files, Kind::Removed);
+    for (side, regexes, rules) in [
+        (&added, &compiled.added, &compiled.added_rules),
+        (&removed, &compiled.removed, &compiled.removed_rules),
+    ] {
+        for (regex, rule) in regexes.iter().zip(rules.iter()) {
+            let mut pos = 0;
+            while pos < side.text.len() {
+                let Some(m) = regex.find_at(&side.text, pos) else { break };
+                let idx = side.line_at(m.start());
+                pos = side.starts.get(idx + 1).copied().unwrap_or(side.text.len());
+                let (file, line) = side.lines[idx];
+                if rule.langs & file.lang.bit() == 0 || rule.roles & file.role.bit() == 0 {
+                    continue;
+                }
+                let text = side.line_text(idx);
+                // The joined text lets `\s` and negated classes run across lines: confirm.
+                if !regex.is_match(text) {
+                    continue;
+                }
+                if let Some(unless) = compiled.unless.get(rule.id) {
+                    if unless.is_match(text) {
+                        continue;
+                    }
+                }
+                hits.push(hit_at(rule.axis, rule.id, rule.weight, file, line, rule.note));
+            }
         }
     }
 }
@@ -435,51 +483,68 @@ fn public_def(file: &FileDiff<'_>, text: &str, in_interface: bool) -> Option<Str
     Some(name.to_owned())
 }
 
-/// Public definitions removed (not re-added verbatim): changed when a same-name definition is
-/// added, removed or renamed otherwise.
-fn signatures(ctx: &Ctx, file: &FileDiff<'_>, all: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
-    if file.migration {
-        return;
-    }
-    let in_interface = file
-        .hunks
-        .iter()
-        .flat_map(|h| &h.lines)
-        .any(|l| l.kind != Kind::Added && l.text.contains("interface "));
-    let collect = |f: &FileDiff<'_>, kind: Kind| -> Vec<Def> {
-        let mut defs = Vec::new();
-        for hunk in &f.hunks {
-            let mut private = false;
-            for line in &hunk.lines {
-                if line.kind != Kind::Removed && line.kind != Kind::Added && PRIVATE_MARK.is_match(line.text) {
-                    private = true;
-                }
-                if line.kind != kind || !ctx.changed(f, line) || (f.lang == Lang::Ruby && private) {
-                    continue;
-                }
-                if let Some(name) = public_def(f, line.text, in_interface) {
-                    let place = hit_at(COMPAT, "", 0.0, f, line, "").place;
-                    let params = param_names(f.lang, line.text);
-                    defs.push(Def { name, params, norm: normalize(line.text), line: line.new_line, place });
-                }
-            }
+/// Public definitions on changed lines, per file, computed once per payload.
+struct Defs {
+    removed: Vec<Vec<Def>>,
+    added: Vec<Vec<Def>>,
+    interface: Vec<bool>,
+    langs: Vec<Lang>,
+}
+
+impl Defs {
+    fn new(files: &[FileDiff<'_>]) -> Defs {
+        let mut defs = Defs { removed: Vec::new(), added: Vec::new(), interface: Vec::new(), langs: Vec::new() };
+        for f in files {
+            let in_interface = f.hunks.iter().flat_map(|h| &h.lines)
+                .any(|l| l.kind != Kind::Added && l.text.contains("interface "));
+            let wanted = f.role == Role::Source && !f.migration;
+            defs.removed.push(if wanted { def_lines(f, Kind::Removed, in_interface) } else { Vec::new() });
+            defs.added.push(if wanted { def_lines(f, Kind::Added, in_interface) } else { Vec::new() });
+            defs.interface.push(in_interface);
+            defs.langs.push(f.lang);
         }
         defs
-    };
-    let removed = collect(file, Kind::Removed);
+    }
+}
+
+fn def_lines(f: &FileDiff<'_>, kind: Kind, in_interface: bool) -> Vec<Def> {
+    let mut defs = Vec::new();
+    for hunk in &f.hunks {
+        let mut private = false;
+        for line in &hunk.lines {
+            if line.kind != Kind::Removed && line.kind != Kind::Added && PRIVATE_MARK.is_match(line.text) {
+                private = true;
+            }
+            if line.kind != kind || !line.changed || (f.lang == Lang::Ruby && private) {
+                continue;
+            }
+            if let Some(name) = public_def(f, line.text, in_interface) {
+                let place = hit_at(COMPAT, "", 0.0, f, line, "").place;
+                let params = param_names(f.lang, line.text);
+                defs.push(Def { name, params, norm: normalize(line.text), line: line.new_line, place });
+            }
+        }
+    }
+    defs
+}
+
+/// Public definitions removed (not re-added verbatim): changed when a same-name definition is
+/// added in a file of the same language, removed or renamed otherwise.
+fn signatures(defs: &Defs, idx: usize, file: &FileDiff<'_>, hits: &mut Vec<Hit>) {
+    let removed = &defs.removed[idx];
     if removed.is_empty() {
         return;
     }
-    let added: Vec<Def> = all
-        .iter()
-        .filter(|f| f.lang == file.lang)
-        .flat_map(|f| collect(f, Kind::Added))
-        .collect();
+    let in_interface = defs.interface[idx];
     // Ruby has no visibility keyword on the line, so its definitions count for less; an
     // interface method is a contract with every implementer.
     let weak = matches!(file.lang, Lang::Ruby);
     for def in removed {
-        match added.iter().find(|a| a.name == def.name) {
+        let same_name = defs.added.iter().zip(&defs.langs)
+            .filter(|(_, lang)| **lang == file.lang)
+            .flat_map(|(d, _)| d.iter())
+            .find(|a| a.name == def.name);
+        match same_name {
             Some(a) if a.params != def.params => hits.push(hit(COMPAT, "signature_changed",
                 if weak { 0.65 } else { 0.85 }, file, a.line,
                 format!("parameters of public `{}` changed", def.name))),
@@ -657,8 +722,8 @@ mod tests {
     use crate::scorer::local::patch::parse;
 
     fn ids(diff: &str) -> Vec<&'static str> {
-        let files = parse(diff);
-        let mut v: Vec<_> = collect(&files).into_iter().map(|h| h.id).collect();
+        let mut files = parse(diff);
+        let mut v: Vec<_> = collect(&mut files).into_iter().map(|h| h.id).collect();
         v.sort();
         v.dedup();
         v
@@ -705,8 +770,8 @@ mod tests {
     #[test]
     fn dependency_majors_only() {
         let d = one_file("package.json", "@@ -1,2 +1,2 @@\n-    \"express\": \"^4.19.2\",\n+    \"express\": \"^5.0.0\",\n-    \"pg\": \"^8.11.3\"\n+    \"pg\": \"^8.11.5\"\n");
-        let files = parse(&d);
-        let hits = collect(&files);
+        let mut files = parse(&d);
+        let hits = collect(&mut files);
         let majors: Vec<_> = hits.iter().filter(|h| h.id == "major_bump").collect();
         assert_eq!(majors.len(), 1, "{hits:?}");
         assert!(majors[0].note.contains("express"));
