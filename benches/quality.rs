@@ -54,7 +54,12 @@ fn parse_args() -> Result<Args, String> {
 }
 
 /// Prints the quality table of `scorer` on `cases`.
-fn quality(scorer: &dyn Scorer, cases: &[Case], threshold: f64, misses: bool) -> Result<(), String> {
+fn quality(
+    scorer: &dyn Scorer,
+    cases: &[Case],
+    threshold: f64,
+    misses: bool,
+) -> Result<(), String> {
     let report = eval_set::evaluate(scorer, cases, threshold).map_err(|e| e.to_string())?;
     print!("{}", report.table());
     let total: Duration = report.results.iter().map(|r| r.elapsed).sum();
@@ -73,7 +78,11 @@ fn speed(cases: &[Case]) {
     let mut diff = String::new();
     'fill: loop {
         for case in cases {
-            if eval_set::payload_from_diff(&(diff.clone() + &case.diff)).json.len() > DEFAULT_MAX_DIFF_BYTES {
+            if eval_set::payload_from_diff(&(diff.clone() + &case.diff))
+                .json
+                .len()
+                > DEFAULT_MAX_DIFF_BYTES
+            {
                 break 'fill;
             }
             diff.push_str(&case.diff);
@@ -83,12 +92,16 @@ fn speed(cases: &[Case]) {
     let scorer = LocalScorer::new();
     // The first call compiles the rules; report it apart.
     let start = Instant::now();
-    scorer.score(&payload, Duration::from_secs(1)).expect("local scorer never fails");
+    scorer
+        .score(&payload, Duration::from_secs(1))
+        .expect("local scorer never fails");
     let first = start.elapsed();
     let mut times: Vec<Duration> = (0..200)
         .map(|_| {
             let start = Instant::now();
-            let scores = scorer.score(&payload, Duration::from_secs(1)).expect("local scorer never fails");
+            let scores = scorer
+                .score(&payload, Duration::from_secs(1))
+                .expect("local scorer never fails");
             std::hint::black_box(scores);
             start.elapsed()
         })
@@ -114,7 +127,9 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("error: {e}\nhint: `cargo bench --bench quality -- --split dev|holdout|all --threshold 0.85 --misses`");
+            eprintln!(
+                "error: {e}\nhint: `cargo bench --bench quality -- --split dev|holdout|all --threshold 0.85 --misses`"
+            );
             return ExitCode::from(2);
         }
     };

@@ -114,7 +114,9 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, EvalSetError> {
             labels.push(axis);
         }
         if (c.kind == CaseKind::Benign) != labels.is_empty() {
-            return Err(problem("risky cases need labels, benign cases have none".into()));
+            return Err(problem(
+                "risky cases need labels, benign cases have none".into(),
+            ));
         }
         let diff_path = dir.join("cases").join(format!("{}.diff", c.id));
         let diff = std::fs::read_to_string(&diff_path).map_err(|source| EvalSetError::Io {
@@ -151,10 +153,10 @@ pub fn payload_from_diff(diff: &str) -> Payload {
         } else {
             line.strip_prefix("+++ b/")
         };
-        if let Some(p) = path {
-            if !files.iter().any(|f| f == p) {
-                files.push(p.to_owned());
-            }
+        if let Some(p) = path
+            && !files.iter().any(|f| f == p)
+        {
+            files.push(p.to_owned());
         }
     }
     files.sort();
@@ -164,12 +166,13 @@ pub fn payload_from_diff(diff: &str) -> Payload {
         diff,
     })
     .expect("plain strings serialize");
-    let hash = Sha256::digest(json.as_bytes())
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        });
+    let hash =
+        Sha256::digest(json.as_bytes())
+            .iter()
+            .fold(String::with_capacity(64), |mut s, b| {
+                let _ = write!(s, "{b:02x}");
+                s
+            });
     Payload {
         json,
         hash,
@@ -280,7 +283,11 @@ impl Report {
             "scorer `{}`, threshold {:.2}: {} risky, {} benign cases",
             self.scorer, self.threshold, self.risky, self.benign
         );
-        let _ = writeln!(out, "{:<20} {:>5} {:>4} {:>4} {:>4} {:>6} {:>6}", "axis", "cases", "tp", "fp", "fn", "prec%", "rec%");
+        let _ = writeln!(
+            out,
+            "{:<20} {:>5} {:>4} {:>4} {:>4} {:>6} {:>6}",
+            "axis", "cases", "tp", "fp", "fn", "prec%", "rec%"
+        );
         for (axis, f) in self.axes.iter().enumerate() {
             let _ = writeln!(
                 out,
@@ -325,7 +332,12 @@ impl Report {
     pub fn misses(&self) -> String {
         let mut out = String::new();
         for r in &self.results {
-            let missed: Vec<&str> = r.labels.iter().filter(|a| !r.shown.contains(a)).map(|&a| AXIS_IDS[a]).collect();
+            let missed: Vec<&str> = r
+                .labels
+                .iter()
+                .filter(|a| !r.shown.contains(a))
+                .map(|&a| AXIS_IDS[a])
+                .collect();
             let alarm = r.kind == CaseKind::Benign && !r.shown.is_empty();
             if missed.is_empty() && !alarm {
                 continue;
@@ -339,7 +351,11 @@ impl Report {
                 "{:<32} missed [{}] shown [{}] scores {}",
                 r.id,
                 missed.join(","),
-                r.shown.iter().map(|&a| AXIS_IDS[a]).collect::<Vec<_>>().join(","),
+                r.shown
+                    .iter()
+                    .map(|&a| AXIS_IDS[a])
+                    .collect::<Vec<_>>()
+                    .join(","),
                 scores.join(" ")
             );
         }
@@ -427,7 +443,11 @@ mod tests {
         let diff = "diff --git a/z.go b/z.go\n--- a/z.go\n+++ b/z.go\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/a.py b/a.py\n";
         let p = payload_from_diff(diff);
         assert_eq!(p.files, vec!["a.py", "z.go"]);
-        assert!(p.json.starts_with(r#"{"format":"unified_diff","files":["a.py","z.go"],"diff":"diff --git"#));
+        assert!(
+            p.json.starts_with(
+                r#"{"format":"unified_diff","files":["a.py","z.go"],"diff":"diff --git"#
+            )
+        );
         assert_eq!(p.hash.len(), 64);
     }
 
@@ -458,7 +478,15 @@ mod tests {
         assert_eq!(report.top3_hits, 1);
         assert_eq!((report.labels_shown, report.labels_total), (1, 2));
         assert_eq!(report.benign_false_alarm_rate(), 0.5);
-        assert_eq!(report.axes[1], AxisFigures { true_pos: 1, false_pos: 1, false_neg: 0, support: 1 });
+        assert_eq!(
+            report.axes[1],
+            AxisFigures {
+                true_pos: 1,
+                false_pos: 1,
+                false_neg: 0,
+                support: 1
+            }
+        );
         assert_eq!(report.axes[3].recall(), Some(0.0));
         assert_eq!(report.axes[3].precision(), None);
     }

@@ -75,11 +75,13 @@ impl Scorer for LocalScorer {
     }
 }
 
+/// Per signal id: the strongest weight seen and the distinct places (file, place key).
+type SignalsSeen<'a> = BTreeMap<&'static str, (f64, Vec<(&'a str, u64)>)>;
+
 /// Combines hits into scores and evidence with the formula in the module docs.
 fn combine(hits: &[Hit]) -> Scores {
     // axis → signal id → (strongest weight, distinct lines)
-    let mut by_axis: [BTreeMap<&'static str, (f64, Vec<(&str, u64)>)>; AXIS_COUNT] =
-        Default::default();
+    let mut by_axis: [SignalsSeen<'_>; AXIS_COUNT] = Default::default();
     for h in hits {
         let entry = by_axis[h.axis].entry(h.id).or_insert((0.0, Vec::new()));
         entry.0 = entry.0.max(h.weight);
@@ -141,7 +143,9 @@ mod tests {
     fn auth_bypass_is_first_with_evidence() {
         let s = LocalScorer::new().score_diff(AUTH_BYPASS);
         assert!(s.values[rules::AUTH] >= DEFAULT_THRESHOLD, "{:?}", s.values);
-        let best = (0..AXIS_COUNT).max_by(|&a, &b| s.values[a].total_cmp(&s.values[b])).unwrap();
+        let best = (0..AXIS_COUNT)
+            .max_by(|&a, &b| s.values[a].total_cmp(&s.values[b]))
+            .unwrap();
         assert_eq!(best, rules::AUTH);
         let ev = s.evidence.iter().find(|e| e.axis == rules::AUTH).unwrap();
         assert_eq!(ev.file, "internal/repo/permissions.go");
@@ -158,7 +162,15 @@ mod tests {
 
     #[test]
     fn noisy_or_with_repetition() {
-        let hit = |id, w, line: u32| Hit { axis: 0, id, weight: w, file: "f".into(), line, place: line.into(), note: String::new() };
+        let hit = |id, w, line: u32| Hit {
+            axis: 0,
+            id,
+            weight: w,
+            file: "f".into(),
+            line,
+            place: line.into(),
+            note: String::new(),
+        };
         let s = combine(&[hit("a", 0.5, 1)]);
         assert!((s.values[0] - (1.0 - 0.97 * 0.5)).abs() < 1e-12);
         let s = combine(&[hit("a", 0.5, 1), hit("a", 0.5, 2)]);

@@ -120,16 +120,16 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             continue;
         };
         let in_hunk = !file.hunks.is_empty();
-        if let Some(rest) = raw.strip_prefix("@@ ") {
-            if let Some((old_start, start, header)) = parse_hunk_header(rest) {
-                new_line = start;
-                old_line = old_start;
-                file.hunks.push(Hunk {
-                    header,
-                    lines: Vec::new(),
-                });
-                continue;
-            }
+        if let Some(rest) = raw.strip_prefix("@@ ")
+            && let Some((old_start, start, header)) = parse_hunk_header(rest)
+        {
+            new_line = start;
+            old_line = old_start;
+            file.hunks.push(Hunk {
+                header,
+                lines: Vec::new(),
+            });
+            continue;
         }
         if !in_hunk {
             if let Some(p) = raw.strip_prefix("+++ ") {
@@ -192,7 +192,8 @@ fn set_path(file: &mut FileDiff<'_>, path: String) {
     file.lang = lang_of(&path);
     file.role = role_of(&path);
     let lower = path.to_ascii_lowercase();
-    file.migration = lower.contains("migrat") || lower.contains("db/migrate") || lower.ends_with(".sql");
+    file.migration =
+        lower.contains("migrat") || lower.contains("db/migrate") || lower.ends_with(".sql");
     file.path = path;
 }
 
@@ -278,10 +279,12 @@ pub fn role_of(path: &str) -> Role {
         return Role::Docs;
     }
     let stem = name.split('.').next().unwrap_or(name);
-    if dirs
-        .iter()
-        .any(|d| matches!(*d, "test" | "tests" | "spec" | "specs" | "__tests__" | "testdata" | "e2e"))
-        || stem.starts_with("test_")
+    if dirs.iter().any(|d| {
+        matches!(
+            *d,
+            "test" | "tests" | "spec" | "specs" | "__tests__" | "testdata" | "e2e"
+        )
+    }) || stem.starts_with("test_")
         || stem.ends_with("_test")
         || stem.ends_with("_spec")
         || name.contains(".test.")
@@ -350,10 +353,21 @@ mod tests {
         assert_eq!(files.len(), 3);
         let f = &files[0];
         assert_eq!(f.path, "x.go");
-        assert_eq!(f.hunks[0].header, "func CanEdit(owner, actor string) bool {");
-        let added = f.hunks[0].lines.iter().find(|l| l.kind == Kind::Added).unwrap();
+        assert_eq!(
+            f.hunks[0].header,
+            "func CanEdit(owner, actor string) bool {"
+        );
+        let added = f.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == Kind::Added)
+            .unwrap();
         assert_eq!((added.text, added.new_line), ("\treturn true", 6));
-        let removed = f.hunks[0].lines.iter().find(|l| l.kind == Kind::Removed).unwrap();
+        let removed = f.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == Kind::Removed)
+            .unwrap();
         assert_eq!(removed.new_line, 6);
         assert!(files[1].created);
         assert_eq!(files[1].hunks[0].lines[1].new_line, 2);
