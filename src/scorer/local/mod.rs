@@ -179,6 +179,30 @@ mod tests {
         assert!((s.values[0] - (1.0 - 0.97 * 0.5 * 0.4)).abs() < 1e-12);
     }
 
+    proptest::proptest! {
+        // Diff text is outside input: any bytes must score without panicking, in [0, 1].
+        #[test]
+        fn any_text_scores_in_range(body in "(?s).{0,400}", path in "[a-z/._]{1,20}") {
+            let diff = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,3 +1,3 @@ fn x\n{body}");
+            let s = LocalScorer::new().score_diff(&diff);
+            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+            let s = LocalScorer::new().score_diff(&body);
+            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+        }
+
+        #[test]
+        fn changed_lines_in_any_language_score_in_range(
+            lines in proptest::collection::vec("[-+ ][ -~]{0,60}", 0..30),
+            ext in proptest::sample::select(vec!["go", "py", "ts", "rs", "java", "rb", "yml", "md"]),
+        ) {
+            let diff = format!("diff --git a/x.{ext} b/x.{ext}\n--- a/x.{ext}\n+++ b/x.{ext}\n@@ -1 +1 @@\n{}\n", lines.join("\n"));
+            let s = LocalScorer::new().score_diff(&diff);
+            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+            let name = format!("x.{ext}");
+            proptest::prop_assert!(s.evidence.iter().all(|e| e.file == name && e.axis < AXIS_COUNT));
+        }
+    }
+
     #[test]
     fn deterministic() {
         let a = LocalScorer::new().score_diff(AUTH_BYPASS);
