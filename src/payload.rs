@@ -117,9 +117,7 @@ pub fn build(kept: &[Change], redactor: &Redactor, policy: &SizePolicy) -> Outco
         .iter()
         .map(|change| section(change, redactor, &mut report))
         .collect();
-    sections.sort_by(|a, b| {
-        (&a.path, &a.old_path, &a.text).cmp(&(&b.path, &b.old_path, &b.text))
-    });
+    sections.sort_by(|a, b| (&a.path, &a.old_path, &a.text).cmp(&(&b.path, &b.old_path, &b.text)));
     let all: Vec<usize> = (0..sections.len()).collect();
     let full = assemble(&sections, &all, &[], policy.max_bytes, &report)
         .expect("with nothing omitted there is no marker to fit");
@@ -146,26 +144,20 @@ fn partial(sections: &[Section], max_bytes: usize, report: &RedactionReport) -> 
         let (x, y) = (&sections[a], &sections[b]);
         (x.class, x.cost, &x.path).cmp(&(y.class, y.cost, &y.path))
     });
-    let base = json_len(&Canonical {
-        format: "unified_diff",
-        files: &[],
-        diff: "",
-    });
+    let base = base_len();
     let mut included: Vec<usize> = Vec::new();
     let mut used = base;
     for &candidate in &order {
         let cost = sections[candidate].cost + usize::from(!included.is_empty());
-        if used + cost > max_bytes {
-            continue;
-        }
-        let mut trial = included.clone();
-        trial.push(candidate);
-        let omitted = omitted_of(sections, &trial);
-        let marker = marker(sections, &omitted, max_bytes - (used + cost));
-        if let Some(marker) = marker
-            && used + cost + escaped_len(&marker) <= max_bytes
-        {
-            included = trial;
+        // The marker can always shrink to its short form, so that is what must still fit.
+        let omitted = sections.len() - included.len() - 1;
+        let reserve = if omitted == 0 {
+            0
+        } else {
+            escaped_len(&short_marker(omitted))
+        };
+        if used + cost + reserve <= max_bytes {
+            included.push(candidate);
             used += cost;
         }
     }
@@ -187,14 +179,29 @@ fn partial(sections: &[Section], max_bytes: usize, report: &RedactionReport) -> 
     }
 }
 
+/// Length of `{"format":"unified_diff","files":[],"diff":""}`.
+fn base_len() -> usize {
+    json_len(&Canonical {
+        format: "unified_diff",
+        files: &[],
+        diff: "",
+    })
+}
+
 fn included_cost(sections: &[Section], included: &[usize]) -> usize {
     included.iter().map(|&i| sections[i].cost).sum::<usize>() + included.len().saturating_sub(1)
 }
 
 fn omitted_of(sections: &[Section], included: &[usize]) -> Vec<usize> {
-    (0..sections.len())
-        .filter(|i| !included.contains(i))
-        .collect()
+    let mut keep = vec![false; sections.len()];
+    for &i in included {
+        keep[i] = true;
+    }
+    (0..sections.len()).filter(|&i| !keep[i]).collect()
+}
+
+fn short_marker(omitted: usize) -> String {
+    format!("{PARTIAL_MARKER}: {omitted} files left out\n")
 }
 
 /// The marker naming the omitted files, as long as fits in `room` escaped bytes: all names,
@@ -203,32 +210,38 @@ fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String
     if omitted.is_empty() {
         return Some(String::new());
     }
-    let total = sections.len();
     let head = format!(
-        "{PARTIAL_MARKER}: {} of {total} files left out to stay within the size limit\n",
-        omitted.len()
+        "{PARTIAL_MARKER}: {} of {} files left out to stay within the size limit\n",
+        omitted.len(),
+        sections.len()
     );
-    let mut names: Vec<&str> = omitted.iter().map(|&i| sections[i].path.as_str()).collect();
+    let mut names: Vec<String> = omitted
+        .iter()
+        .map(|&i| format!("#   {}\n", one_line(&sections[i].path)))
+        .collect();
     names.sort_unstable();
-    let mut text = head.clone();
-    for name in &names {
-        let _ = writeln!(text, "#   {}", one_line(name));
+    let head_len = escaped_len(&head);
+    let lens: Vec<usize> = names.iter().map(|n| escaped_len(n)).collect();
+    let all: usize = head_len + lens.iter().sum::<usize>();
+    if all <= room {
+        return Some(head + &names.concat());
     }
-    if escaped_len(&text) <= room {
-        return Some(text);
-    }
-    // Fewer names plus a count; shrink until it fits.
-    for shown in (0..names.len()).rev() {
-        let mut text = head.clone();
-        for name in &names[..shown] {
-            let _ = writeln!(text, "#   {}", one_line(name));
+    // Fewer names plus a count: the most names whose lines and the count line still fit.
+    let mut used = head_len;
+    let mut shown = 0;
+    for (i, len) in lens.iter().enumerate() {
+        let more = escaped_len(&format!("#   … and {} more\n", names.len() - (i + 1)));
+        if used + len + more > room {
+            break;
         }
-        let _ = writeln!(text, "#   … and {} more", names.len() - shown);
-        if escaped_len(&text) <= room {
-            return Some(text);
-        }
+        used += len;
+        shown = i + 1;
     }
-    let short = format!("{PARTIAL_MARKER}: {} files left out\n", omitted.len());
+    let more = format!("#   … and {} more\n", names.len() - shown);
+    if used + escaped_len(&more) <= room {
+        return Some(head + &names[..shown].concat() + &more);
+    }
+    let short = short_marker(omitted.len());
     (escaped_len(&short) <= room).then_some(short)
 }
 
@@ -250,19 +263,14 @@ fn assemble(
     let room = if omitted.is_empty() {
         0
     } else {
-        let files_cost = included_cost(sections, included);
-        let base = json_len(&Canonical {
-            format: "unified_diff",
-            files: &[],
-            diff: "",
-        });
-        max_bytes.saturating_sub(base + files_cost)
+        max_bytes.saturating_sub(base_len() + included_cost(sections, included))
     };
     diff.push_str(&marker(sections, omitted, room)?);
     let mut files: Vec<String> = keep.iter().map(|&i| sections[i].path.clone()).collect();
     files.sort_unstable();
     files.dedup();
-    let mut omitted_names: Vec<String> = omitted.iter().map(|&i| sections[i].path.clone()).collect();
+    let mut omitted_names: Vec<String> =
+        omitted.iter().map(|&i| sections[i].path.clone()).collect();
     omitted_names.sort_unstable();
     let json = serde_json::to_string(&Canonical {
         format: "unified_diff",
@@ -297,9 +305,12 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
     };
     let text = match metadata {
         Some(what) => metadata_text(&path, old_path.as_deref(), change.status, &what),
-        None if change.patch.is_empty() => {
-            metadata_text(&path, old_path.as_deref(), change.status, "no content change")
-        }
+        None if change.patch.is_empty() => metadata_text(
+            &path,
+            old_path.as_deref(),
+            change.status,
+            "no content change",
+        ),
         None => {
             let raw = String::from_utf8_lossy(&change.patch);
             let normalized = raw.replace("\r\n", "\n");
@@ -380,8 +391,16 @@ fn classify(path: &str) -> Class {
     let in_test_dir = lower.split('/').rev().skip(1).any(|dir| {
         matches!(
             dir,
-            "test" | "tests" | "__tests__" | "spec" | "specs" | "testing" | "testdata"
-                | "fixtures" | "e2e" | "it"
+            "test"
+                | "tests"
+                | "__tests__"
+                | "spec"
+                | "specs"
+                | "testing"
+                | "testdata"
+                | "fixtures"
+                | "e2e"
+                | "it"
         )
     });
     let test_name = stem.starts_with("test_")

@@ -174,8 +174,8 @@ const MINIFIED: &[&str] = &[
 const MEDIA: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns", "webp", "avif", "tif", "tiff", "psd",
     "heic", "heif", "svg", "eps", "ai", "xcf", "raw", "cr2", "nef", "mp3", "mp4", "m4a", "m4v",
-    "wav", "ogg", "oga", "ogv", "flac", "aac", "opus", "webm", "mov", "avi", "mkv", "wmv",
-    "mpg", "mpeg", "3gp", "blend", "fbx", "glb", "gltf", "obj", "stl",
+    "wav", "ogg", "oga", "ogv", "flac", "aac", "opus", "webm", "mov", "avi", "mkv", "wmv", "mpg",
+    "mpeg", "3gp", "blend", "fbx", "glb", "gltf", "obj", "stl",
 ];
 
 const FONTS: &[&str] = &["woff", "woff2", "ttf", "otf", "eot", "ttc", "pfb", "pfm"];
@@ -186,10 +186,10 @@ const DOCUMENTS: &[&str] = &[
 ];
 
 const ARCHIVES_AND_OBJECTS: &[&str] = &[
-    "zip", "tar", "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "jar", "war", "ear", "aar",
-    "whl", "egg", "nupkg", "gem", "deb", "rpm", "dmg", "iso", "apk", "ipa", "so", "dylib", "dll",
-    "exe", "o", "a", "lib", "obj", "class", "pyc", "pyo", "wasm", "bin", "dat", "db", "sqlite",
-    "sqlite3", "pdb", "idb", "ilk", "rlib", "rmeta",
+    "zip", "tar", "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "jar", "war", "ear", "aar", "whl",
+    "egg", "nupkg", "gem", "deb", "rpm", "dmg", "iso", "apk", "ipa", "so", "dylib", "dll", "exe",
+    "o", "a", "lib", "obj", "class", "pyc", "pyo", "wasm", "bin", "dat", "db", "sqlite", "sqlite3",
+    "pdb", "idb", "ilk", "rlib", "rmeta",
 ];
 
 /// Output directory names and the manifests that put their build output there.
@@ -212,11 +212,22 @@ const OUTPUT_TREES: &[(&str, &[&str])] = &[
     ),
     (
         "dist",
-        &["package.json", "setup.py", "pyproject.toml", "setup.cfg", "cabal.project"],
+        &[
+            "package.json",
+            "setup.py",
+            "pyproject.toml",
+            "setup.cfg",
+            "cabal.project",
+        ],
     ),
     (
         "out",
-        &["package.json", "build.gradle", "build.gradle.kts", "tsconfig.json"],
+        &[
+            "package.json",
+            "build.gradle",
+            "build.gradle.kts",
+            "tsconfig.json",
+        ],
     ),
     ("bin", &[".csproj", ".fsproj", ".vbproj"]),
     ("obj", &[".csproj", ".fsproj", ".vbproj"]),
@@ -319,12 +330,10 @@ impl Selector {
         Ok(Selector {
             builtin: builtin.build().expect("built-in glob set builds"),
             builtin_reasons,
-            user: user
-                .build()
-                .map_err(|e| SelectError {
-                    glob: user_excludes.join(", "),
-                    detail: e.to_string(),
-                })?,
+            user: user.build().map_err(|e| SelectError {
+                glob: user_excludes.join(", "),
+                detail: e.to_string(),
+            })?,
             user_rules,
         })
     }
@@ -471,7 +480,10 @@ fn output_dirs_of(path: &[u8]) -> Vec<&[u8]> {
             continue;
         }
         let segment = &path[start..i];
-        if OUTPUT_TREES.iter().any(|(name, _)| name.as_bytes() == segment) {
+        if OUTPUT_TREES
+            .iter()
+            .any(|(name, _)| name.as_bytes() == segment)
+        {
             out.push(&path[..i]);
         }
         start = i + 1;
@@ -611,7 +623,7 @@ pub fn read_attributes(git: &Git, repo: &Repo, paths: &[Vec<u8>]) -> Result<Attr
     } else {
         body.split(|&b| b == 0).collect()
     };
-    if fields.len() % 3 != 0 {
+    if !fields.len().is_multiple_of(3) {
         return Err(GitError::Parse {
             command: "check-attr".to_owned(),
             detail: format!("{} NUL-separated fields", fields.len()),
@@ -702,7 +714,11 @@ mod tests {
             ("*.snap", vec!["**/*.snap/**", "**/*.snap"], false),
             ("docs/", vec!["**/docs/**"], false),
             ("/build", vec!["build/**", "build"], false),
-            ("src/gen/*.rs", vec!["src/gen/*.rs/**", "src/gen/*.rs"], false),
+            (
+                "src/gen/*.rs",
+                vec!["src/gen/*.rs/**", "src/gen/*.rs"],
+                false,
+            ),
             ("!keep.lock", vec!["**/keep.lock/**", "**/keep.lock"], true),
             ("**/fixtures", vec!["**/fixtures/**", "**/fixtures"], false),
         ] {
@@ -716,10 +732,7 @@ mod tests {
 
     #[test]
     fn output_dirs_are_found_by_segment() {
-        assert_eq!(
-            output_dirs_of(b"app/build/out.js"),
-            vec![&b"app/build"[..]]
-        );
+        assert_eq!(output_dirs_of(b"app/build/out.js"), vec![&b"app/build"[..]]);
         assert!(output_dirs_of(b"src/build.rs").is_empty());
         assert!(manifest_matches(b"bin", b"App.csproj"));
         assert!(!manifest_matches(b"bin", b".csproj"));

@@ -31,11 +31,7 @@ pub(crate) struct Rule {
     pub check: Check,
 }
 
-const fn exact(
-    id: &'static str,
-    keywords: &'static [&'static str],
-    pattern: &'static str,
-) -> Rule {
+const fn exact(id: &'static str, keywords: &'static [&'static str], pattern: &'static str) -> Rule {
     Rule {
         id,
         keywords,
@@ -46,11 +42,7 @@ const fn exact(
 
 /// A provider whose tokens have no prefix: the provider's name must be on the line and the
 /// value must look opaque.
-const fn near(
-    id: &'static str,
-    keywords: &'static [&'static str],
-    pattern: &'static str,
-) -> Rule {
+const fn near(id: &'static str, keywords: &'static [&'static str], pattern: &'static str) -> Rule {
     Rule {
         id,
         keywords,
@@ -71,8 +63,8 @@ pub(crate) static RULES: &[Rule] = &[
     // Private keys and signed tokens.
     Rule {
         id: "private-key",
-        keywords: &["private key", "-----begin", "putty-user-key-file"],
-        pattern: r"-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----(?P<s>.*?)(?:-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----|$)|PuTTY-User-Key-File-\d: *(?P<p>.+)$",
+        keywords: &["private key"],
+        pattern: r"-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----(?P<s>.*?)(?:-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----|$)",
         check: Check::PrivateKey,
     },
     exact(
@@ -99,7 +91,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "aws-session-token",
         &["aws"],
-        r#"(?i)aws_?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{100,})"#,
+        r#"(?i)aws_?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{40,})"#,
     ),
     exact("gcp-api-key", &["aiza"], tok!(r"AIza[0-9A-Za-z_-]{35}")),
     exact(
@@ -182,8 +174,18 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "gitlab-token",
         &[
-            "glpat-", "glptt-", "glrt-", "gldt-", "glsoat-", "glcbt-", "gloas-", "glimt-",
-            "glagent-", "glffct-", "glft-", "gr1348941",
+            "glpat-",
+            "glptt-",
+            "glrt-",
+            "gldt-",
+            "glsoat-",
+            "glcbt-",
+            "gloas-",
+            "glimt-",
+            "glagent-",
+            "glffct-",
+            "glft-",
+            "gr1348941",
         ],
         tok!(
             r"(?:glpat-|glrt-|gldt-|glsoat-|glcbt-|gloas-|glimt-|glagent-|glffct-|glft-|GR1348941)[A-Za-z0-9_.-]{20,}|glptt-[a-f0-9]{40}"
@@ -217,39 +219,38 @@ pub(crate) static RULES: &[Rule] = &[
     ),
     exact(
         "doppler-token",
-        &["dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."],
+        &[
+            "dp.pt.",
+            "dp.st.",
+            "dp.ct.",
+            "dp.sa.",
+            "dp.scim.",
+            "dp.audit.",
+        ],
         tok!(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}"),
     ),
-    exact(
-        "octopus-deploy-key",
-        &["api-"],
-        tok!(r"API-[A-Z0-9]{26}"),
-    ),
+    exact("octopus-deploy-key", &["api-"], tok!(r"API-[A-Z0-9]{26}")),
     exact(
         "databricks-token",
         &["dapi"],
         tok!(r"dapi[a-f0-9]{32}(?:-\d)?"),
     ),
-    exact(
-        "prefect-token",
-        &["pnu_"],
-        tok!(r"pnu_[A-Za-z0-9]{36}"),
-    ),
+    exact("prefect-token", &["pnu_"], tok!(r"pnu_[A-Za-z0-9]{36}")),
     exact(
         "scalingo-token",
         &["tk-us-"],
         tok!(r"tk-us-[A-Za-z0-9_-]{48}"),
     ),
-    exact(
-        "infracost-key",
-        &["ico-"],
-        tok!(r"ico-[A-Za-z0-9]{32}"),
-    ),
+    exact("infracost-key", &["ico-"], tok!(r"ico-[A-Za-z0-9]{32}")),
     // Chat, email, messaging.
     exact(
         "slack-token",
-        &["xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-"],
-        tok!(r"xox[bpaosr]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+        &[
+            "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-",
+        ],
+        tok!(
+            r"xox[bpaosr]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
+        ),
     ),
     exact(
         "slack-webhook",
@@ -271,11 +272,7 @@ pub(crate) static RULES: &[Rule] = &[
         &[":aa"],
         tok!(r"\d{8,10}:AA[A-Za-z0-9_-]{33}"),
     ),
-    exact(
-        "twilio-api-key",
-        &["twilio", "sk"],
-        tok!(r"SK[0-9a-f]{32}"),
-    ),
+    exact("twilio-api-key", &["twilio"], tok!(r"SK[0-9a-f]{32}")),
     near("twilio-auth-token", &["twilio"], tok!(r"[0-9a-f]{32}")),
     exact(
         "sendgrid-api-key",
@@ -294,7 +291,11 @@ pub(crate) static RULES: &[Rule] = &[
         tok!(r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ),
     near("mailjet-key", &["mailjet"], tok!(r"[a-f0-9]{32}")),
-    near("postmark-token", &["postmark"], tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")),
+    near(
+        "postmark-token",
+        &["postmark"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
     // Payments and commerce.
     exact(
         "stripe-key",
@@ -341,12 +342,12 @@ pub(crate) static RULES: &[Rule] = &[
         &["duffel_"],
         tok!(r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
     ),
-    exact("easypost-key", &["ezak", "eztk"], tok!(r"EZ[AT]K[A-Za-z0-9]{54}")),
     exact(
-        "adyen-key",
-        &["aqe"],
-        tok!(r"AQE[A-Za-z0-9+/=_.-]{80,}"),
+        "easypost-key",
+        &["ezak", "eztk"],
+        tok!(r"EZ[AT]K[A-Za-z0-9]{54}"),
     ),
+    exact("adyen-key", &["aqe"], tok!(r"AQE[A-Za-z0-9+/=_.-]{80,}")),
     // AI providers.
     exact(
         "anthropic-api-key",
@@ -356,7 +357,9 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "openai-api-key",
         &["sk-"],
-        tok!(r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48}"),
+        tok!(
+            r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48}"
+        ),
     ),
     exact(
         "huggingface-token",
@@ -364,24 +367,20 @@ pub(crate) static RULES: &[Rule] = &[
         tok!(r"(?:hf_|api_org_)[A-Za-z]{34}"),
     ),
     exact("groq-api-key", &["gsk_"], tok!(r"gsk_[A-Za-z0-9]{52}")),
-    exact(
-        "replicate-token",
-        &["r8_"],
-        tok!(r"r8_[A-Za-z0-9]{37}"),
-    ),
+    exact("replicate-token", &["r8_"], tok!(r"r8_[A-Za-z0-9]{37}")),
     exact(
         "perplexity-api-key",
         &["pplx-"],
         tok!(r"pplx-[A-Za-z0-9]{48}"),
     ),
     exact("xai-api-key", &["xai-"], tok!(r"xai-[A-Za-z0-9]{70,90}")),
-    near("cohere-api-key", &["cohere", "co_api_key"], tok!(r"[A-Za-z0-9]{40}")),
-    near("mistral-api-key", &["mistral"], tok!(r"[A-Za-z0-9]{32}")),
     near(
-        "deepseek-api-key",
-        &["deepseek"],
-        tok!(r"sk-[a-f0-9]{32}"),
+        "cohere-api-key",
+        &["cohere", "co_api_key"],
+        tok!(r"[A-Za-z0-9]{40}"),
     ),
+    near("mistral-api-key", &["mistral"], tok!(r"[A-Za-z0-9]{32}")),
+    near("deepseek-api-key", &["deepseek"], tok!(r"sk-[a-f0-9]{32}")),
     // Package registries.
     exact("npm-token", &["npm_"], tok!(r"npm_[A-Za-z0-9]{36}")),
     exact(
@@ -413,7 +412,13 @@ pub(crate) static RULES: &[Rule] = &[
     // Observability.
     near(
         "datadog-key",
-        &["datadog", "dd_api_key", "dd_app_key", "dd-api-key", "dd-application-key"],
+        &[
+            "datadog",
+            "dd_api_key",
+            "dd_app_key",
+            "dd-api-key",
+            "dd-application-key",
+        ],
         tok!(r"[a-f0-9]{40}|[a-f0-9]{32}"),
     ),
     exact(
@@ -434,7 +439,9 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "grafana-token",
         &["glc_", "glsa_", "eyjrijoi"],
-        tok!(r"glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,2}"),
+        tok!(
+            r"glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,2}"
+        ),
     ),
     near(
         "honeycomb-key",
@@ -447,7 +454,11 @@ pub(crate) static RULES: &[Rule] = &[
         tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
     ),
     // Productivity and SaaS.
-    exact("linear-api-key", &["lin_api_"], tok!(r"lin_api_[A-Za-z0-9]{40}")),
+    exact(
+        "linear-api-key",
+        &["lin_api_"],
+        tok!(r"lin_api_[A-Za-z0-9]{40}"),
+    ),
     exact(
         "notion-token",
         &["ntn_", "secret_"],
@@ -458,21 +469,13 @@ pub(crate) static RULES: &[Rule] = &[
         &["pmak-"],
         tok!(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     ),
-    exact(
-        "dropbox-token",
-        &["sl."],
-        tok!(r"sl\.[A-Za-z0-9_-]{130,}"),
-    ),
+    exact("dropbox-token", &["sl."], tok!(r"sl\.[A-Za-z0-9_-]{130,}")),
     exact(
         "mapbox-token",
         &["sk.eyj"],
         tok!(r"sk\.eyJ[A-Za-z0-9_-]{60,}\.[A-Za-z0-9_-]{20,}"),
     ),
-    exact(
-        "facebook-token",
-        &["eaa"],
-        tok!(r"EAA[A-Za-z0-9]{90,}"),
-    ),
+    exact("facebook-token", &["eaa"], tok!(r"EAA[A-Za-z0-9]{90,}")),
     exact(
         "twitter-bearer-token",
         &["aaaaaaaaaaaaaaaaaaaaa"],
@@ -501,11 +504,7 @@ pub(crate) static RULES: &[Rule] = &[
         tok!(r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}"),
     ),
     exact("supabase-token", &["sbp_"], tok!(r"sbp_[a-f0-9]{40}")),
-    exact(
-        "readme-api-key",
-        &["rdme_"],
-        tok!(r"rdme_[a-z0-9]{70}"),
-    ),
+    exact("readme-api-key", &["rdme_"], tok!(r"rdme_[a-z0-9]{70}")),
     exact(
         "frameio-token",
         &["fio-u-"],
@@ -514,11 +513,13 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "onepassword-token",
         &["ops_eyj", "a3-"],
-        tok!(r"ops_eyJ[A-Za-z0-9+/=_-]{200,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
+        tok!(
+            r"ops_eyJ[A-Za-z0-9+/=_-]{200,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
+        ),
     ),
     exact(
         "yandex-key",
-        &["aqvn", "yc"],
+        &["aqvn", "yandex"],
         tok!(r"AQVN[A-Za-z0-9_-]{35,38}|YC[A-Za-z0-9_-]{38}"),
     ),
     exact(
@@ -526,9 +527,9 @@ pub(crate) static RULES: &[Rule] = &[
         &["s-s4t2"],
         tok!(r"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
     ),
-    exact(
+    near(
         "lob-key",
-        &["live_", "test_"],
+        &["lob"],
         tok!(r"(?:live|test)_(?:pub_)?[a-f0-9]{31,35}"),
     ),
     near(
@@ -564,21 +565,27 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "url-credentials",
         keywords: &["://"],
-        pattern: r#"(?i)[a-z][a-z0-9+.-]{1,20}://[^/\s:@"'`<>]{0,100}:(?P<s>[^/\s@"'`<>]{1,200})@"#,
+        pattern: r#"(?i)[a-z][a-z0-9+.-]*://[^/\s:@"'`<>]*:(?P<s>[^/\s@"'`<>]+)@"#,
         check: Check::UrlPassword,
     },
     // Generic assignments: a credential-like name bound to a secret-looking value.
     Rule {
         id: "generic-secret",
         keywords: &[
-            "pass", "pwd", "secret", "token", "key", "credential", "creds", "dsn", "auth",
-            "cookie", "session", "sig",
+            "pass",
+            "pwd",
+            "secret",
+            "token",
+            "key",
+            "credential",
+            "creds",
+            "dsn",
         ],
         pattern: concat!(
-            r#"(?i)(?P<n>[a-z0-9_.$@-]*(?:pass|pwd|secret|token|key|credential|creds|dsn|auth|cookie|session|sig)[a-z0-9_.-]*)"#,
+            r#"(?i)(?P<n>[a-z0-9_.$@-]*(?:pass|pwd|secret|token|key|credential|creds|dsn)[a-z0-9_.-]*)"#,
             r#"(?P<c>["'`]?\]?)[ \t]*"#,
-            r#"(?P<o>:[ \t]*[&A-Za-z_][A-Za-z0-9_.<>|?&' \[\]]{0,40}?[ \t]*=|:=|=>|===?|!==?|<=|>=|\|\|=|\?\?=|\+=|=|:|,|>|[ \t])"#,
-            r#"[ \t]*(?P<v>(?:[fFbBrRuU]{1,2})?"(?:[^"\\\n]|\\.){0,300}"|(?:[fFbBrRuU]{1,2})?'(?:[^'\\\n]|\\.){0,300}'|`[^`\n]{0,300}`|[^\s"'`,;(){}\[\]<>]{1,300})"#,
+            r#"(?P<o>:[ \t]*[&A-Za-z_][A-Za-z0-9_.<>|?&' \[\]]*?[ \t]*=|:=|=>|===?|!==?|<=|>=|\|\|=|\?\?=|\+=|=|:|,|>|[ \t])"#,
+            r#"[ \t]*(?P<v>(?:[fFbBrRuU]{1,2})?"(?:[^"\\\n]|\\.)*"|(?:[fFbBrRuU]{1,2})?'(?:[^'\\\n]|\\.)*'|`[^`\n]*`|[^\s"'`,;(){}\[\]<>]+)"#,
         ),
         check: Check::Assignment,
     },

@@ -9,9 +9,8 @@ use proptest::prelude::*;
 use sha2::{Digest, Sha256};
 
 fn text_change(path: &str, body: &str) -> Change {
-    let mut patch = format!(
-        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,1 @@\n"
-    );
+    let mut patch =
+        format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,1 @@\n");
     patch.push_str(body);
     Change {
         path: path.as_bytes().to_vec(),
@@ -76,9 +75,16 @@ fn crlf_and_invalid_utf8_are_normalised() {
 fn secrets_in_paths_and_patches_are_redacted() {
     let token = "ghp_FAKEfake0123456789FAKEfake0123456789";
     let path = format!("keys/{token}.txt");
-    let change = text_change(&path, &format!("+password = \"hunter2hunter2\"\n+t = {token}\n"));
+    let change = text_change(
+        &path,
+        &format!("+password = \"hunter2hunter2\"\n+t = {token}\n"),
+    );
     let p = ready(build(&[change], &Redactor::new(), &SizePolicy::default()));
-    assert!(!p.json.contains(token) && !p.json.contains("hunter2"), "{}", p.json);
+    assert!(
+        !p.json.contains(token) && !p.json.contains("hunter2"),
+        "{}",
+        p.json
+    );
     assert_eq!(p.files, ["keys/[REDACTED:github-token].txt"]);
     assert!(p.redactions.counts["github-token"] >= 2);
     assert_eq!(p.redactions.counts["generic-secret"], 1);
@@ -91,7 +97,8 @@ fn binary_and_oversized_changes_are_metadata_only() {
         old_path: Some(b"img/old.bin".to_vec()),
         status: Status::Renamed,
         binary: true,
-        patch: b"diff --git a/img/old.bin b/img/new.bin\nGIT binary patch\nliteral 3\nabc\n".to_vec(),
+        patch: b"diff --git a/img/old.bin b/img/new.bin\nGIT binary patch\nliteral 3\nabc\n"
+            .to_vec(),
         oversized: None,
     };
     let oversized = Change {
@@ -102,7 +109,11 @@ fn binary_and_oversized_changes_are_metadata_only() {
         patch: Vec::new(),
         oversized: Some(3 << 20),
     };
-    let p = ready(build(&[binary, oversized], &Redactor::new(), &SizePolicy::default()));
+    let p = ready(build(
+        &[binary, oversized],
+        &Redactor::new(),
+        &SizePolicy::default(),
+    ));
     assert_eq!(
         p.diff,
         "diff --git a/data/dump.csv b/data/dump.csv\n# path: data/dump.csv\n# status: added\n\
@@ -142,7 +153,15 @@ fn partial_keeps_whole_files_by_priority_and_names_the_rest() {
     let p = ready(build(&changes, &Redactor::new(), &policy));
     assert!(p.json.len() <= 1200, "{}", p.json.len());
     // Source first (the small one fits, the big one does not), then the test, then config.
-    assert_eq!(p.files, ["README.md", "config/app.yaml", "src/small.rs", "tests/api_test.rs"]);
+    assert_eq!(
+        p.files,
+        [
+            "README.md",
+            "config/app.yaml",
+            "src/small.rs",
+            "tests/api_test.rs"
+        ]
+    );
     assert_eq!(p.omitted, ["src/big.rs"]);
     assert!(p.diff.ends_with(&format!(
         "{PARTIAL_MARKER}: 1 of 5 files left out to stay within the size limit\n#   src/big.rs\n"
@@ -158,7 +177,10 @@ fn partial_keeps_whole_files_by_priority_and_names_the_rest() {
     let p = ready(build(&changes, &Redactor::new(), &policy));
     assert!(p.json.len() <= 560, "{}", p.json.len());
     assert_eq!(p.files, ["README.md", "src/small.rs"]);
-    assert_eq!(p.omitted, ["config/app.yaml", "src/big.rs", "tests/api_test.rs"]);
+    assert_eq!(
+        p.omitted,
+        ["config/app.yaml", "src/big.rs", "tests/api_test.rs"]
+    );
     for name in &p.omitted {
         assert!(p.diff.contains(&format!("#   {name}\n")), "{name}");
     }
@@ -188,7 +210,9 @@ fn marker_degrades_to_a_count_when_names_do_not_fit() {
 #[test]
 fn skip_mode_and_unfittable_partial_are_typed_skips() {
     let changes = vec![text_change("src/a.rs", &body(100))];
-    let full = ready(build(&changes, &Redactor::new(), &SizePolicy::default())).json.len();
+    let full = ready(build(&changes, &Redactor::new(), &SizePolicy::default()))
+        .json
+        .len();
     for oversize in [Oversize::Skip, Oversize::Partial] {
         let policy = SizePolicy {
             max_bytes: 300,
@@ -206,7 +230,10 @@ fn skip_mode_and_unfittable_partial_are_typed_skips() {
         max_bytes: full,
         oversize: Oversize::Skip,
     };
-    assert_eq!(ready(build(&changes, &Redactor::new(), &policy)).json.len(), full);
+    assert_eq!(
+        ready(build(&changes, &Redactor::new(), &policy)).json.len(),
+        full
+    );
 }
 
 fn arb_change() -> impl Strategy<Value = Change> {

@@ -161,7 +161,10 @@ fn multi_line_private_key_body_is_removed_and_diff_shape_kept() {
         "@@ -0,0 +1,5 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+{body}+-----END RSA PRIVATE KEY-----\n+fn main() {{}}\n"
     );
     let (out, report) = redact(&text);
-    assert!(!out.contains("MIIEow") && !out.contains("Zm9vYmFy"), "{out}");
+    assert!(
+        !out.contains("MIIEow") && !out.contains("Zm9vYmFy"),
+        "{out}"
+    );
     assert_eq!(out.lines().count(), text.lines().count());
     assert!(out.contains("+-----BEGIN RSA PRIVATE KEY-----"));
     assert!(out.contains("+-----END RSA PRIVATE KEY-----"));
