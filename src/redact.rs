@@ -779,6 +779,10 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
     if op_trim.is_empty() && !raw_name.starts_with(b"-") {
         return None;
     }
+    // `,` only binds a quoted key to its value: `("api_key", "…")`, not call arguments.
+    if op_trim == b"," && caps.name("c").is_none_or(|c| c.as_bytes().is_empty()) {
+        return None;
+    }
     // `>` only closes an XML element: `<password>…</password>`.
     if op_trim == b">" && !(name.start() > 0 && line[name.start() - 1] == b'<') {
         return None;
@@ -796,7 +800,14 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
             if matches!(after, Some(b'(' | b'[' | b'{')) {
                 return None;
             }
-            if !unquoted_is_literal(v, line, name.start(), kind) {
+            let context = Context {
+                line,
+                name_start: name.start(),
+                flag: raw_name.starts_with(b"-"),
+                xml: op_trim == b">",
+                after,
+            };
+            if !unquoted_is_literal(v, &context, kind) {
                 return None;
             }
             (v, value.start())
@@ -836,8 +847,21 @@ fn quoted_content(v: &[u8]) -> Option<(usize, usize)> {
     Some((prefix + 1, rest.len() - 2))
 }
 
-/// Whether an unquoted value is a literal (env file, YAML, CLI flag) rather than code.
-fn unquoted_is_literal(v: &[u8], line: &[u8], name_start: usize, kind: NameKind) -> bool {
+/// Where an unquoted value sits.
+struct Context<'a> {
+    line: &'a [u8],
+    name_start: usize,
+    /// The name is a command-line flag (`--password`).
+    flag: bool,
+    /// The value is an XML element's text.
+    xml: bool,
+    /// The byte right after the value.
+    after: Option<u8>,
+}
+
+/// Whether an unquoted value is a literal (env file, YAML, CLI flag, connection string)
+/// rather than code, where a bare identifier is a reference to a variable.
+fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool {
     let lower = v.to_ascii_lowercase();
     if TYPE_WORDS.contains(&lower.as_slice()) {
         return false;
@@ -857,16 +881,30 @@ fn unquoted_is_literal(v: &[u8], line: &[u8], name_start: usize, kind: NameKind)
     if is_path || v.starts_with(b"&") || v.starts_with(b"!") || v.starts_with(b"*") {
         return false;
     }
-    // `NAME=value` at the start of a line (after the diff prefix) is an env or shell file.
-    let prefix = &line[..name_start];
-    let env_line = prefix
+    let prefix = &context.line[..context.name_start];
+    // `NAME=value` or `name: value` opening a line (after the diff prefix): an env, shell,
+    // YAML or properties file, unless a `,`/`;` after the value says it is code.
+    let env_line = (prefix
         .iter()
         .all(|b| matches!(b, b'+' | b'-' | b' ' | b'\t'))
         || prefix.ends_with(b"export ")
         || prefix.ends_with(b"ENV ")
-        || prefix.ends_with(b"set ");
-    if env_line && kind == NameKind::Strong {
+        || prefix.ends_with(b"set "))
+        && !matches!(context.after, Some(b',' | b';'));
+    // `…;Password=…;` in a connection string, `?token=…` in a query string,
+    // `--from-literal=password=…`.
+    let embedded = matches!(prefix.last(), Some(b';' | b'?' | b'&' | b'='));
+    if (env_line || embedded || context.flag || context.xml) && kind == NameKind::Strong {
         return v.len() >= 6;
+    }
+    let identifier = v
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$'))
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$'));
+    if identifier {
+        // In code a bare identifier names a variable; only a random-looking one is a value.
+        return strong_value(v);
     }
     v.len() >= 8
 }

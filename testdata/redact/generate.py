@@ -224,6 +224,24 @@ def main():
         out.append(f"api-key-typed\t+    apiKey: string = \"«{mixed(ALNUM, 30)}»\";")
         out.append(f"npmrc-auth\t+//registry.npmjs.org/:_authToken=«{mixed(ALNUM, 36)}»")
         out.append(f"private-key-inline\t+  \"private_key\": \"-----BEGIN PRIVATE KEY-----«\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC{mixed(B64, 60)}\\n»-----END PRIVATE KEY-----\\n\",")
+    # Other syntaxes, written by hand.
+    out += [
+        "toml-stripe\t+api_key = '«sk_live_4eC39HqLyjWDarjtT1zdp7dcFAKEk3y9»'",
+        "docker-login\t+echo x | docker login -u ci -p «dckr_pat_2b3e36beeb386dfdaacb9b46004»",
+        "github-token-header\t+  \"Authorization\": \"token «ghp_16C7e42F292c6912E7710c838347Ae178B4a»\",",
+        "kubectl-literal\t+kubectl create secret generic db --from-literal=password=«S3cr3tPassw0rd»",
+        "properties-password\t+spring.datasource.password=«S3cr3tPassw0rd»",
+        "php-define\t+define('DB_PASSWORD', '«S3cr3tPassw0rd»');",
+        "go-setenv\t+\tos.Setenv(\"API_TOKEN\", \"«a8f5f167f44f4964e6c998dee827110c»\")",
+        "ruby-config\t+  config.api_key = \"«a8f5f167f44f4964e6c998dee827110c»\"",
+        "pgpassword\t+export PGPASSWORD=«Wq8zR2vN5kLp»",
+        "mysql-pwd\t+MYSQL_PWD=«Wq8zR2vN5kLp» mysql -u root",
+        "swift-api-key\t+    let apiKey = \"«3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e»\"",
+        "csharp-api-key\t+    options.ApiKey = \"«3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e»\";",
+        "query-token\t+GET /v1/export?format=csv&access_token=«a8f5f167f44f4964e6c998dee827110c»",
+        "yaml-unquoted-password\t+    password: «Tr0ub4dor-and-3»",
+        "ini-secret\t+secret_key = «2f1c7e9a4b6d8f0a1c3e5b7d9f2a4c6e»",
+    ]
     seen = set()
     for line in out:
         if line not in seen:
