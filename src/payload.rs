@@ -312,13 +312,13 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
             "no content change",
         ),
         None => {
-            let raw = String::from_utf8_lossy(&change.patch);
-            let normalized = raw.replace("\r\n", "\n");
-            let mut text = redactor.redact(&normalized, report).into_owned();
-            if !text.ends_with('\n') {
-                text.push('\n');
+            let mut raw = String::from_utf8_lossy(&change.patch).into_owned();
+            // Terminate the last line first, so a trailing `\r` becomes part of a CRLF.
+            if !raw.ends_with('\n') {
+                raw.push('\n');
             }
-            text
+            let normalized = raw.replace("\r\n", "\n");
+            redactor.redact(&normalized, report).into_owned()
         }
     };
     let class = classify(&path);
