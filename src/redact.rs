@@ -199,8 +199,11 @@ impl Redactor {
                 Check::PrivateKey => {
                     let ended = whole.as_bytes().ends_with(b"-----")
                         && find(whole.as_bytes(), b"-----END").is_some();
-                    open = !ended;
-                    true
+                    // Without its END on this line, the rest of the line must be key material
+                    // (or nothing) for this to be a key rather than code that names the marker.
+                    let material = ended || pem_material(target.as_bytes()).is_some();
+                    open = !ended && material;
+                    material
                 }
             };
             if keep && !target.is_empty() {
@@ -245,7 +248,12 @@ fn pem_body(bytes: &[u8], mut at: usize, spans: &mut Vec<Span>) -> usize {
         }
         let skip = usize::from(matches!(line.first(), Some(b'+' | b'-' | b' ')));
         let body = &line[skip.min(line.len())..];
-        if let Some(pos) = find(body, b"-----END") {
+        let end_at = find(body, b"-----END");
+        if end_at.is_none() && pem_material(body).is_none() {
+            // Not key material: the block was not a key after all, or it is cut short.
+            return at;
+        }
+        if let Some(pos) = end_at {
             if pos > 0 {
                 spans.push(Span {
                     start: start + skip,
@@ -265,6 +273,45 @@ fn pem_body(bytes: &[u8], mut at: usize, spans: &mut Vec<Span>) -> usize {
         at = end;
     }
     at
+}
+
+/// For a line inside a PEM block: `Some(len)` of its base64 or `Header: value` content once
+/// quotes, commas, `\n` escapes and whitespace around it are ignored (`Some(0)` for a blank
+/// line); `None` when the line is something else.
+fn pem_material(line: &[u8]) -> Option<usize> {
+    let trim = |b: &u8| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b',' | b'+' | b'`');
+    let mut body = line;
+    while let Some((first, rest)) = body.split_first() {
+        if trim(first) {
+            body = rest;
+        } else if body.starts_with(b"\\n") {
+            body = &body[2..];
+        } else {
+            break;
+        }
+    }
+    while let Some((last, rest)) = body.split_last() {
+        if trim(last) {
+            body = rest;
+        } else if body.ends_with(b"\\n") {
+            body = &body[..body.len() - 2];
+        } else {
+            break;
+        }
+    }
+    if body.is_empty() {
+        return Some(0);
+    }
+    let header = body.windows(2).position(|w| w == b": ").is_some_and(|at| {
+        body[..at]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+    });
+    let base64 = body.len() >= 16
+        && body
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\\'));
+    (header || base64).then_some(body.len())
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -425,13 +472,20 @@ fn is_identifier_words(value: &[u8]) -> bool {
     }
     // Every word is a plausible word: letters with at most a short numeric tail, no
     // random-looking runs of mixed digits.
+    // Random tokens split into many short, vowel-less pieces; names into a few words.
+    let vowelless = words.iter().filter(|w| !has_vowel(w)).count();
+    let single = words.iter().filter(|w| w.len() == 1).count();
+    if words.len() > 6 || vowelless > 2 || single > 1 {
+        return false;
+    }
     words.iter().all(|w| {
         let letters = w.iter().take_while(|b| b.is_ascii_alphabetic()).count();
         let tail = &w[letters..];
-        (2..=16).contains(&letters)
+        // Short words (`x`, `db`, `src`, `npm`) need no vowel; longer ones must read as words.
+        (1..=16).contains(&letters)
             && tail.len() <= 2
             && tail.iter().all(u8::is_ascii_digit)
-            && has_vowel(&w[..letters])
+            && (letters <= 4 || has_vowel(&w[..letters]))
     }) && (words.len() >= 2 || value.len() <= 12)
 }
 
@@ -1000,7 +1054,9 @@ const COMMON_VALUES: &[&[u8]] = &[
 
 /// A value random enough to be a credential even under a loose name such as `key`.
 fn strong_value(v: &[u8]) -> bool {
-    if v.len() < 16 || is_placeholder(v) || v.iter().any(u8::is_ascii_whitespace) {
+    // Percent-encoded text is a URL or query fragment, not a raw token.
+    if v.len() < 16 || is_placeholder(v) || v.iter().any(|b| b.is_ascii_whitespace() || *b == b'%')
+    {
         return false;
     }
     if is_identifier_words(v) {

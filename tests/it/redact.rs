@@ -204,3 +204,13 @@ fn construction_is_cheap() {
         "{fastest:?}"
     );
 }
+
+#[test]
+fn code_naming_the_pem_marker_does_not_swallow_following_lines() {
+    let text = "+    if line.starts_with(\"-----BEGIN PRIVATE KEY-----\") {\n\
+                +        in_key = true;\n\
+                +    }\n";
+    let (out, report) = redact(text);
+    assert_eq!(out, text);
+    assert_eq!(report.total(), 0);
+}
