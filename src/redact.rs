@@ -935,6 +935,10 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
     if is_path || v.starts_with(b"&") || v.starts_with(b"!") || v.starts_with(b"*") {
         return false;
     }
+    // A single capitalised word is a type or class name (`token: Credential`).
+    if v.len() > 1 && v[0].is_ascii_uppercase() && v[1..].iter().all(u8::is_ascii_lowercase) {
+        return false;
+    }
     let prefix = &context.line[..context.name_start];
     // `NAME=value` or `name: value` opening a line (after the diff prefix): an env, shell,
     // YAML or properties file, unless a `,`/`;` after the value says it is code.
