@@ -17,6 +17,7 @@ pub mod hook;
 pub mod init;
 pub mod install;
 pub mod payload;
+pub mod pipeline;
 pub mod redact;
 pub mod run;
 pub mod scorer;
