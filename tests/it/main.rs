@@ -1,3 +1,4 @@
 //! Integration tests: one binary, one module per feature.
 
+mod launcher;
 mod support;
