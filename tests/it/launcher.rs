@@ -115,7 +115,10 @@ fn assert_failed_open(out: &Output, needle: &str) {
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
     assert!(out.stdout.is_empty(), "stdout: {:?}", out.stdout);
     assert_eq!(stderr.lines().count(), 1, "stderr: {stderr}");
-    assert!(stderr.starts_with("jev-preflight: hook skipped: "), "{stderr}");
+    assert!(
+        stderr.starts_with("jev-preflight: hook skipped: "),
+        "{stderr}"
+    );
     assert!(stderr.contains(needle), "expected {needle:?} in {stderr}");
 }
 
@@ -186,9 +189,18 @@ fn maps_each_platform_to_its_target_and_passes_args_and_stdin() {
 #[test]
 fn unsupported_platforms_fail_open() {
     let plugin = full_plugin("plugin");
-    assert_failed_open(&plugin.run("FreeBSD", "amd64"), "unsupported operating system `FreeBSD`");
-    assert_failed_open(&plugin.run("Linux", "riscv64"), "unsupported architecture `riscv64`");
-    assert_failed_open(&plugin.run("Linux", "i686"), "unsupported architecture `i686`");
+    assert_failed_open(
+        &plugin.run("FreeBSD", "amd64"),
+        "unsupported operating system `FreeBSD`",
+    );
+    assert_failed_open(
+        &plugin.run("Linux", "riscv64"),
+        "unsupported architecture `riscv64`",
+    );
+    assert_failed_open(
+        &plugin.run("Linux", "i686"),
+        "unsupported architecture `i686`",
+    );
     assert!(fs::read_dir(&plugin.markers).unwrap().next().is_none());
 }
 
@@ -207,9 +219,15 @@ fn missing_binary_fails_open() {
 fn checksum_mismatch_never_runs_the_binary() {
     let plugin = Plugin::new();
     plugin.stub_binary("bin/linux-x86_64/jev-preflight", "trap");
-    plugin.manifest(&[("linux-x86_64/jev-preflight", b"the bytes that were released")]);
+    plugin.manifest(&[(
+        "linux-x86_64/jev-preflight",
+        b"the bytes that were released",
+    )]);
     assert_failed_open(&plugin.run("Linux", "x86_64"), "checksum mismatch");
-    assert!(!plugin.ran("trap"), "the binary ran despite a checksum mismatch");
+    assert!(
+        !plugin.ran("trap"),
+        "the binary ran despite a checksum mismatch"
+    );
 }
 
 #[test]
@@ -255,7 +273,11 @@ fn shasum_is_used_when_sha256sum_is_absent() {
     }
     let out = plugin.run_with_path("Linux", "x86_64", &only.display().to_string());
     assert_eq!(out.status.code(), Some(0));
-    assert!(plugin.ran("linux-x86_64"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        plugin.ran("linux-x86_64"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -274,7 +296,11 @@ fn root_with_spaces_quotes_and_command_substitution() {
         assert!(!dir.join("INJECTED").exists() && !dir.join("INJECTED2").exists());
     }
     // The same root with a mismatched binary still fails open rather than misparsing.
-    fs::write(plugin.root.join("bin/linux-x86_64/jev-preflight"), "#!/bin/sh\n: > trap\n").unwrap();
+    fs::write(
+        plugin.root.join("bin/linux-x86_64/jev-preflight"),
+        "#!/bin/sh\n: > trap\n",
+    )
+    .unwrap();
     assert_failed_open(&plugin.run("Linux", "x86_64"), "checksum mismatch");
 }
 
@@ -332,5 +358,9 @@ fn runs_the_real_binary_through_the_manifest() {
 #[test]
 fn launcher_in_the_repository_is_executable() {
     let mode = fs::metadata(LAUNCHER).unwrap().permissions().mode();
-    assert_eq!(mode & 0o111, 0o111, "scripts/run must be executable: {mode:o}");
+    assert_eq!(
+        mode & 0o111,
+        0o111,
+        "scripts/run must be executable: {mode:o}"
+    );
 }
