@@ -2,6 +2,8 @@
 //! behaviour, driven through bash with a stub `uname` on `PATH` and stub binaries that record
 //! that they ran.
 
+#![cfg(unix)]
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,8 @@
 //! umasks; fixed entry metadata; refusals of symlinks, unexpected or missing inputs; the
 //! marketplace pin.
 
+#![cfg(unix)]
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
