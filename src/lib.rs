@@ -6,7 +6,10 @@
 
 pub mod axes;
 pub mod diff;
+pub mod docs;
 pub mod git;
+pub mod init;
+pub mod install;
 pub mod payload;
 pub mod redact;
 pub mod run;

@@ -1,5 +1,9 @@
 //! Turning a payload into 8 probabilities: the trait, its errors, and backend choice.
-//! (Interface fixed; backends land with issue 4.)
+//!
+//! Every backend returns a probability in [0,1] per axis in contract order, or a
+//! [`ScoreError`] whose [`class`](ScoreError::class) the hook turns into a fail-open notice.
+//! Which backend runs, where it sends data and with which key come only from
+//! [`ScorerSettings`], which the caller fills from user-level sources.
 
 use std::time::Duration;
 
@@ -101,13 +105,131 @@ pub struct ScorerSettings {
 }
 
 pub mod command;
+pub mod http;
 pub mod jev;
 pub mod local;
 pub mod openai;
 
+impl ScorerKind {
+    /// The kind `auto` stands for under `settings`; other kinds are themselves.
+    pub fn resolve(self, settings: &ScorerSettings) -> ScorerKind {
+        match self {
+            ScorerKind::Auto if settings.typesafe_key.is_some() => ScorerKind::Jev,
+            ScorerKind::Auto => ScorerKind::Local,
+            other => other,
+        }
+    }
+}
+
 /// Builds the backend the settings choose (`auto`: `jev` when a TypeSafe key is set, else
 /// `local`).
 pub fn build(settings: &ScorerSettings) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError> {
-    let _ = settings;
-    unimplemented!("issue 4")
+    Ok(match settings.kind.resolve(settings) {
+        ScorerKind::Jev => {
+            let key = settings
+                .typesafe_key
+                .clone()
+                .ok_or(ScoreError::MissingKey)?;
+            Box::new(jev::JevScorer::new(
+                settings.jev_url.as_deref(),
+                settings.jev_model.as_deref(),
+                key,
+            )?)
+        }
+        ScorerKind::OpenAi => Box::new(openai::OpenAiScorer::new(
+            settings.openai_base_url.as_deref(),
+            settings.openai_model.as_deref(),
+            settings.openai_key.clone(),
+        )?),
+        ScorerKind::Command => {
+            let argv = settings.command.as_deref().unwrap_or_default();
+            Box::new(command::CommandScorer::new(
+                argv,
+                settings.jev_model.as_deref(),
+            )?)
+        }
+        ScorerKind::Local | ScorerKind::Auto => Box::new(local::LocalScorer::new()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes() {
+        let cases: &[(ScoreError, &str)] = &[
+            (ScoreError::MissingKey, "missing_key"),
+            (ScoreError::Config("x".into()), "scorer_config"),
+            (ScoreError::Network("x".into()), "network"),
+            (ScoreError::Timeout(Duration::from_secs(1)), "timeout"),
+            (ScoreError::Http { status: 429 }, "http_429"),
+            (ScoreError::ResponseTooLarge(1), "response_too_large"),
+            (ScoreError::InvalidResponse("x".into()), "invalid_response"),
+            (ScoreError::CommandFailed("x".into()), "command_failed"),
+        ];
+        for (e, class) in cases {
+            assert_eq!(e.class(), *class);
+        }
+    }
+
+    fn settings(kind: ScorerKind) -> ScorerSettings {
+        ScorerSettings {
+            kind,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn auto_is_jev_with_a_key_else_local() {
+        let mut s = settings(ScorerKind::Auto);
+        assert_eq!(build(&s).unwrap().name(), "local");
+        s.typesafe_key = ApiKey::new("ts-key");
+        assert_eq!(build(&s).unwrap().name(), "jev");
+    }
+
+    #[test]
+    fn explicit_kinds_need_their_settings() {
+        let class = |s: &ScorerSettings| build(s).err().map(|e| e.class());
+        assert_eq!(
+            class(&settings(ScorerKind::Jev)).as_deref(),
+            Some("missing_key")
+        );
+        assert_eq!(
+            class(&settings(ScorerKind::Command)).as_deref(),
+            Some("scorer_config")
+        );
+        let mut s = settings(ScorerKind::OpenAi);
+        assert_eq!(class(&s).as_deref(), Some("missing_key"));
+        s.openai_base_url = Some("http://127.0.0.1:1/v1".into());
+        assert_eq!(class(&s).as_deref(), Some("scorer_config"));
+        s.openai_model = Some("m".into());
+        assert_eq!(build(&s).unwrap().name(), "openai");
+        let mut s = settings(ScorerKind::Command);
+        s.command = Some(vec!["true".into()]);
+        assert_eq!(build(&s).unwrap().name(), "command");
+        assert_eq!(build(&settings(ScorerKind::Local)).unwrap().name(), "local");
+    }
+
+    #[test]
+    fn jev_refuses_plain_http_off_loopback() {
+        let mut s = settings(ScorerKind::Jev);
+        s.typesafe_key = ApiKey::new("ts-key");
+        s.jev_url = Some("http://gateway.example/v1".into());
+        assert_eq!(build(&s).err().unwrap().class(), "scorer_config");
+        s.jev_url = Some("http://127.0.0.1:8080/v1".into());
+        assert_eq!(build(&s).unwrap().name(), "jev");
+    }
+
+    #[test]
+    fn settings_debug_hides_keys() {
+        let mut s = settings(ScorerKind::Jev);
+        s.typesafe_key = ApiKey::new("ts-very-secret");
+        s.openai_key = ApiKey::new("sk-very-secret");
+        let text = format!("{s:?}");
+        assert!(!text.contains("very-secret"), "{text}");
+        let scorer =
+            jev::JevScorer::new(None, None, ApiKey::new("ts-very-secret").unwrap()).unwrap();
+        assert!(!format!("{scorer:?}").contains("very-secret"));
+    }
 }

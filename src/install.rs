@@ -1,0 +1,764 @@
+//! Registering jev-preflight's hooks in a host's settings file, and removing them again.
+//!
+//! For people who do not use the plugin marketplace, `jev-preflight install` writes three
+//! command hooks (`UserPromptSubmit`, `Stop`, `SessionEnd`) that run this binary with the
+//! argument `hook` into Claude Code's `.claude/settings.json` (project or user scope), or two
+//! (`UserPromptSubmit`, `Stop`; Codex has no `SessionEnd`) into Codex CLI's `.codex/hooks.json`.
+//!
+//! The settings file is the user's: every other setting, its key order, indentation, line
+//! endings and unicode are kept, because edits are text splices (see [`edit`]) rather than a
+//! re-serialization. A file with comments or invalid JSON is refused and left untouched.
+//! Writes are atomic (temp file in the same directory, synced, renamed) and keep the previous
+//! file next to it as `<name>.jev-preflight.bak`. Install is idempotent, and uninstall removes
+//! exactly what install added: when the file is still what install wrote, the backup's bytes
+//! come back verbatim; otherwise our handlers are cut out of the text, which is the exact
+//! inverse of how they were spliced in.
+//!
+//! Nothing here reads the environment: the caller passes the binary's path and the home dir.
+
+mod edit;
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+pub use edit::EditError;
+use edit::{Addition, Node, Splice, Style, Value};
+
+/// The argument our hook handlers pass to the binary.
+pub const HOOK_ARG: &str = "hook";
+/// Suffix of the backup kept next to an edited settings file.
+pub const BACKUP_SUFFIX: &str = ".jev-preflight.bak";
+const BINARY_NAMES: [&str; 2] = ["jev-preflight", "jev-preflight.exe"];
+
+/// Which agent's settings to edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    /// Claude Code: `.claude/settings.json`, exec-form handlers (`command` + `args`).
+    ClaudeCode,
+    /// Codex CLI: `.codex/hooks.json`, shell-form handlers (Codex runs `command` in a shell).
+    Codex,
+}
+
+impl Host {
+    /// The events we register with each handler's timeout in seconds.
+    ///
+    /// UserPromptSubmit keeps Claude Code's own 30 s default; Stop may wait on a scorer over
+    /// the network; SessionEnd only removes private files, and a settings-file timeout raises
+    /// Claude Code's shared 1.5 s SessionEnd budget, so a few seconds leave room on slow disks.
+    pub fn events(self) -> &'static [(&'static str, u64)] {
+        match self {
+            Host::ClaudeCode => &[("UserPromptSubmit", 30), ("Stop", 60), ("SessionEnd", 5)],
+            Host::Codex => &[("UserPromptSubmit", 30), ("Stop", 60)],
+        }
+    }
+
+    fn config_dir_name(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => ".claude",
+            Host::Codex => ".codex",
+        }
+    }
+
+    fn file_name(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "settings.json",
+            Host::Codex => "hooks.json",
+        }
+    }
+}
+
+/// Where to register the hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// One project: `<root>/.claude/settings.json` or `<root>/.codex/hooks.json`.
+    Project { root: PathBuf },
+    /// Every project of this user: `<home>/.claude/settings.json` or
+    /// `<home>/.codex/hooks.json`, unless `config_dir` overrides the host's directory (the
+    /// caller passes `CLAUDE_CONFIG_DIR` for Claude Code or `CODEX_HOME` for Codex when set).
+    User {
+        home: PathBuf,
+        config_dir: Option<PathBuf>,
+    },
+}
+
+/// The settings file `host` reads for `scope`.
+pub fn settings_path(host: Host, scope: &Scope) -> PathBuf {
+    let dir = match scope {
+        Scope::Project { root } => root.join(host.config_dir_name()),
+        Scope::User {
+            config_dir: Some(dir),
+            ..
+        } => dir.clone(),
+        Scope::User { home, .. } => home.join(host.config_dir_name()),
+    };
+    dir.join(host.file_name())
+}
+
+/// The backup kept next to `settings`.
+pub fn backup_path(settings: &Path) -> PathBuf {
+    let mut name = settings.file_name().unwrap_or_default().to_os_string();
+    name.push(BACKUP_SUFFIX);
+    settings.with_file_name(name)
+}
+
+/// What install or uninstall did to the settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// The file did not exist and now holds our hooks.
+    Created,
+    /// Our hooks were added to an existing file (or replaced stale ones).
+    Added,
+    /// Our hooks were already there, exactly; nothing was written.
+    AlreadyInstalled,
+    /// The file was still what install wrote: its previous bytes were put back.
+    Restored,
+    /// Our handlers were cut out of a file that changed since install.
+    Removed,
+    /// The file held nothing but our hooks, so it was deleted.
+    Deleted,
+    /// No handler of ours was found; nothing was written.
+    NotInstalled,
+}
+
+/// The result of [`install`] or [`uninstall`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub action: Action,
+    /// The settings file.
+    pub path: PathBuf,
+    /// Where the previous contents were saved, when a file was overwritten or deleted.
+    pub backup: Option<PathBuf>,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = self.path.display();
+        match self.action {
+            Action::Created => write!(f, "created `{path}` with the jev-preflight hooks")?,
+            Action::Added => write!(f, "added the jev-preflight hooks to `{path}`")?,
+            Action::AlreadyInstalled => write!(
+                f,
+                "the jev-preflight hooks are already in `{path}`; nothing changed"
+            )?,
+            Action::Restored => write!(
+                f,
+                "removed the jev-preflight hooks: `{path}` is back to its bytes before install"
+            )?,
+            Action::Removed => write!(f, "removed the jev-preflight hooks from `{path}`")?,
+            Action::Deleted => write!(
+                f,
+                "removed `{path}`: install had created it and it held only the jev-preflight hooks"
+            )?,
+            Action::NotInstalled => {
+                write!(f, "no jev-preflight hooks in `{path}`; nothing changed")?
+            }
+        }
+        if let Some(backup) = &self.backup {
+            write!(f, " (previous file saved as `{}`)", backup.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Why install or uninstall did not happen. The settings file is untouched in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("the hook command must be an absolute UTF-8 path, got `{}`", .0.display())]
+    Program(PathBuf),
+    #[error("could not read `{}`: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("refusing to edit `{}`: {source}", path.display())]
+    Settings { path: PathBuf, source: EditError },
+    #[error("could not write `{}`: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+}
+
+impl InstallError {
+    /// The next step for the user, printed on a `hint:` line.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            InstallError::Program(_) => Some(
+                "run the installed `jev-preflight` binary itself, not through a relative path"
+                    .to_owned(),
+            ),
+            InstallError::Read { .. } | InstallError::Write { .. } => {
+                Some("check that the file and its directory exist and are writable".to_owned())
+            }
+            InstallError::Settings { path, source } => Some(match source {
+                EditError::Comments { .. } => format!(
+                    "remove the comments from `{}`, or add the hooks by hand as the README shows",
+                    path.display()
+                ),
+                EditError::NotUtf8 | EditError::Invalid { .. } => format!(
+                    "fix `{}` so that it is valid JSON (or move it away), then run this again",
+                    path.display()
+                ),
+                EditError::Shape { .. } => format!(
+                    "`{}` does not have the shape the host expects; fix that entry, then run this again",
+                    path.display()
+                ),
+            }),
+        }
+    }
+}
+
+/// Registers the hooks of `host` in `settings`, running `program` (the absolute path of the
+/// running `jev-preflight` binary).
+pub fn install(host: Host, settings: &Path, program: &Path) -> Result<Outcome, InstallError> {
+    let program = program_str(program)?;
+    let target = resolve_symlink(settings);
+    let current = read_optional(&target)?;
+    let edited = add_hooks(current.as_deref().unwrap_or_default(), host, program)
+        .map_err(|source| settings_error(settings, source))?;
+    let Some(edited) = edited else {
+        return Ok(outcome(Action::AlreadyInstalled, settings, None));
+    };
+    match current {
+        None => {
+            if let Some(dir) = target.parent() {
+                fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
+            }
+            write_atomic(&target, edited.as_bytes(), None)?;
+            Ok(outcome(Action::Created, settings, None))
+        }
+        Some(previous) => {
+            let backup = backup_path(&target);
+            write_atomic(&backup, &previous, Some(&target))?;
+            write_atomic(&target, edited.as_bytes(), Some(&target))?;
+            Ok(outcome(Action::Added, settings, Some(backup)))
+        }
+    }
+}
+
+/// Removes what [`install`] added to `settings`; `program` is the running binary, used to
+/// recognise a file that is still exactly what install wrote.
+pub fn uninstall(host: Host, settings: &Path, program: &Path) -> Result<Outcome, InstallError> {
+    let target = resolve_symlink(settings);
+    let Some(current) = read_optional(&target)? else {
+        return Ok(outcome(Action::NotInstalled, settings, None));
+    };
+    let edited = remove_hooks(&current, host).map_err(|source| settings_error(settings, source))?;
+    let Some(edited) = edited else {
+        return Ok(outcome(Action::NotInstalled, settings, None));
+    };
+    let backup = backup_path(&target);
+
+    // The file is still what install made of the backup: give back the backup's bytes, which
+    // also covers the few edits that text surgery cannot invert (an empty `[]` or `{}` that
+    // install filled in, say).
+    if let (Ok(program), Ok(Some(original))) = (program_str(program), read_optional(&backup))
+        && let Ok(Some(installed)) = add_hooks(&original, host, program)
+        && installed.as_bytes() == current.as_slice()
+    {
+        write_atomic(&target, &original, Some(&target))?;
+        return Ok(outcome(Action::Restored, settings, None));
+    }
+    // Install created this file and nothing else was ever added to it.
+    if edited == format!("{{}}{}", Style::detect(&edited, None).newline) && !backup.exists() {
+        fs::remove_file(&target).map_err(|source| write_error(&target, source))?;
+        return Ok(outcome(Action::Deleted, settings, None));
+    }
+    write_atomic(&backup, &current, Some(&target))?;
+    write_atomic(&target, edited.as_bytes(), Some(&target))?;
+    Ok(outcome(Action::Removed, settings, Some(backup)))
+}
+
+fn outcome(action: Action, path: &Path, backup: Option<PathBuf>) -> Outcome {
+    Outcome {
+        action,
+        path: path.to_owned(),
+        backup,
+    }
+}
+
+fn settings_error(path: &Path, source: EditError) -> InstallError {
+    InstallError::Settings {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn write_error(path: &Path, source: io::Error) -> InstallError {
+    InstallError::Write {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn program_str(program: &Path) -> Result<&str, InstallError> {
+    match program.to_str() {
+        Some(s) if program.is_absolute() => Ok(s),
+        _ => Err(InstallError::Program(program.to_owned())),
+    }
+}
+
+/// A settings file that is a symlink (dotfile managers do this) is edited where it points, so
+/// the link survives.
+fn resolve_symlink(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+        }
+        _ => path.to_owned(),
+    }
+}
+
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(InstallError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, renamed.
+/// The new file takes the permissions of `mode_from` when that file exists.
+fn write_atomic(path: &Path, bytes: &[u8], mode_from: Option<&Path>) -> Result<(), InstallError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".jev-preflight-tmp-{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        if let Some(meta) = mode_from.and_then(|p| fs::metadata(p).ok()) {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // The rename is durable once the directory entry is.
+        #[cfg(unix)]
+        fs::File::open(dir)?.sync_all()?;
+        Ok(())
+    })();
+    result.map_err(|source| {
+        let _ = fs::remove_file(&tmp);
+        write_error(path, source)
+    })
+}
+
+/// The handler install writes for `host`.
+fn handler(host: Host, program: &str, timeout: u64) -> Value {
+    let command = |c: String| ("command".to_owned(), Value::String(c));
+    let mut members = vec![("type".to_owned(), Value::String("command".to_owned()))];
+    match host {
+        Host::ClaudeCode => {
+            members.push(command(program.to_owned()));
+            members.push((
+                "args".to_owned(),
+                Value::Array(vec![Value::String(HOOK_ARG.to_owned())]),
+            ));
+        }
+        Host::Codex => members.push(command(format!("{} {HOOK_ARG}", shell_quote(program)))),
+    }
+    members.push(("timeout".to_owned(), Value::Number(timeout)));
+    Value::Object(members)
+}
+
+fn group(handler: Value) -> Value {
+    Value::Object(vec![("hooks".to_owned(), Value::Array(vec![handler]))])
+}
+
+/// Quotes `s` as one word for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Splits a shell command into words when it uses only quoting (no expansions, operators or
+/// redirections); `None` otherwise.
+fn shell_words(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if let Some(w) = word.take() {
+                    words.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => w.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('"' | '\\' | '$' | '`') => w.push(c),
+                            c => {
+                                w.push('\\');
+                                w.push(c);
+                            }
+                        },
+                        '$' | '`' => return None,
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).push(chars.next()?),
+            c if "|&;<>()$`*?[]#~{}!\n".contains(c) => return None,
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Some(words)
+}
+
+fn is_our_binary(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    BINARY_NAMES.contains(&name)
+}
+
+/// Whether a handler is one that install writes for `host` (with any binary path, so that
+/// a moved binary's hooks are still recognised).
+fn is_ours(host: Host, handler: &Node) -> bool {
+    if handler.get("type").and_then(Node::as_str) != Some("command") {
+        return false;
+    }
+    let Some(command) = handler.get("command").and_then(Node::as_str) else {
+        return false;
+    };
+    match host {
+        Host::ClaudeCode => {
+            let args = handler.get("args").and_then(Node::elements);
+            is_our_binary(command) && matches!(args, Some([arg]) if arg.as_str() == Some(HOOK_ARG))
+        }
+        Host::Codex => {
+            handler.get("args").is_none()
+                && matches!(shell_words(command).as_deref(),
+                    Some([bin, arg]) if is_our_binary(bin) && arg == HOOK_ARG)
+        }
+    }
+}
+
+/// Where one handler sits: event member, group element, handler element.
+#[derive(Debug, Clone, Copy)]
+struct Position {
+    event: usize,
+    group: usize,
+    handler: usize,
+}
+
+fn expect_object<'a>(node: &'a Node, pointer: &str) -> Result<&'a [edit::Member], EditError> {
+    node.members().ok_or_else(|| EditError::Shape {
+        pointer: pointer.to_owned(),
+        expected: "an object",
+        found: node.kind_name(),
+    })
+}
+
+/// The `hooks` object of the root (the last one, as JSON parsers read duplicates).
+fn hooks_object(root: &Node) -> Result<Option<(usize, &Node)>, EditError> {
+    expect_object(root, "/")?;
+    let members = root.members().unwrap_or_default();
+    let Some(index) = members.iter().rposition(|m| m.key == "hooks") else {
+        return Ok(None);
+    };
+    let hooks = &members[index].value;
+    expect_object(hooks, "/hooks")?;
+    Ok(Some((index, hooks)))
+}
+
+/// Every handler of ours, in document order.
+fn our_handlers(root: &Node, host: Host) -> Result<Vec<(Position, &Node)>, EditError> {
+    let mut found = Vec::new();
+    let Some((_, hooks)) = hooks_object(root)? else {
+        return Ok(found);
+    };
+    for (e, event) in hooks.members().unwrap_or_default().iter().enumerate() {
+        // Other tools' entries may have shapes we do not know; only well-formed groups can
+        // hold a handler of ours.
+        let Some(groups) = event.value.elements() else {
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let Some(handlers) = group.get("hooks").and_then(Node::elements) else {
+                continue;
+            };
+            for (h, handler) in handlers.iter().enumerate() {
+                if is_ours(host, handler) {
+                    let position = Position {
+                        event: e,
+                        group: g,
+                        handler: h,
+                    };
+                    found.push((position, handler));
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn parse_root(text: &str) -> Result<Option<Node>, EditError> {
+    let root = edit::parse(text.as_bytes())?;
+    if let Some(root) = &root {
+        expect_object(root, "/")?;
+    }
+    Ok(root)
+}
+
+/// Adds our hooks to a settings document; `None` when they are already there exactly.
+///
+/// Stale handlers of ours (another binary path, other timeouts) are replaced.
+pub fn add_hooks(text: &[u8], host: Host, program: &str) -> Result<Option<String>, EditError> {
+    let text = std::str::from_utf8(text).map_err(|_| EditError::NotUtf8)?;
+    let Some(root) = parse_root(text)? else {
+        return Ok(Some(new_document(host, program)));
+    };
+    if is_exactly_installed(text, &root, host, program)? {
+        return Ok(None);
+    }
+    let mut text = remove_hooks(text.as_bytes(), host)?.unwrap_or_else(|| text.to_owned());
+    for &(event, timeout) in host.events() {
+        let Some(root) = parse_root(&text)? else {
+            return Ok(Some(new_document(host, program)));
+        };
+        let style = Style::detect(&text, Some(&root));
+        let entry = group(handler(host, program, timeout));
+        let splice = match hooks_object(&root)? {
+            None => {
+                // No `hooks` yet: one member holding every event.
+                let all = hooks_value(host, program);
+                text = edit::append(&text, &root, Addition::Member("hooks", &all), &style)
+                    .apply(&text);
+                break;
+            }
+            Some((_, hooks)) => match hooks.get(event) {
+                None => edit::append(
+                    &text,
+                    hooks,
+                    Addition::Member(event, &group_list(entry)),
+                    &style,
+                ),
+                Some(list) if list.elements().is_some() => {
+                    edit::append(&text, list, Addition::Element(&entry), &style)
+                }
+                Some(other) => {
+                    return Err(EditError::Shape {
+                        pointer: format!("/hooks/{event}"),
+                        expected: "an array",
+                        found: other.kind_name(),
+                    });
+                }
+            },
+        };
+        text = splice.apply(&text);
+    }
+    Ok(Some(text))
+}
+
+fn group_list(entry: Value) -> Value {
+    Value::Array(vec![entry])
+}
+
+fn hooks_value(host: Host, program: &str) -> Value {
+    Value::Object(
+        host.events()
+            .iter()
+            .map(|&(event, timeout)| {
+                (
+                    event.to_owned(),
+                    group_list(group(handler(host, program, timeout))),
+                )
+            })
+            .collect(),
+    )
+}
+
+fn new_document(host: Host, program: &str) -> String {
+    let style = Style::detect("", None);
+    let root = Value::Object(vec![("hooks".to_owned(), hooks_value(host, program))]);
+    format!("{}{}", style.render(&root, ""), style.newline)
+}
+
+/// Our hooks are present for every event, once each, exactly as install writes them, and
+/// there is no other handler of ours anywhere.
+fn is_exactly_installed(
+    text: &str,
+    root: &Node,
+    host: Host,
+    program: &str,
+) -> Result<bool, EditError> {
+    let ours = our_handlers(root, host)?;
+    let Some((_, hooks)) = hooks_object(root)? else {
+        return Ok(false);
+    };
+    let events = hooks.members().unwrap_or_default();
+    if ours.len() != host.events().len() {
+        return Ok(false);
+    }
+    for &(event, timeout) in host.events() {
+        let expected = handler(host, program, timeout).to_json();
+        let matching = ours.iter().filter(|(pos, node)| {
+            events[pos.event].key == event
+                && serde_json::from_str::<serde_json::Value>(&text[node.start..node.end]).ok()
+                    == Some(expected.clone())
+        });
+        if matching.count() != 1 {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Removes every handler of ours from a settings document, together with the groups, event
+/// lists and `hooks` object that become empty; `None` when there was none.
+pub fn remove_hooks(text: &[u8], host: Host) -> Result<Option<String>, EditError> {
+    let text = std::str::from_utf8(text).map_err(|_| EditError::NotUtf8)?;
+    let mut text = text.to_owned();
+    let mut changed = false;
+    while let Some(root) = parse_root(&text)? {
+        let Some((position, _)) = our_handlers(&root, host)?.into_iter().next() else {
+            break;
+        };
+        text = removal(&root, position).apply(&text);
+        changed = true;
+    }
+    Ok(changed.then_some(text))
+}
+
+/// The splice that removes the handler at `position`, widened to its group, event and the
+/// `hooks` object when removing it would leave them empty.
+fn removal(root: &Node, position: Position) -> Splice {
+    let members = root.members().unwrap_or_default();
+    let hooks_index = members
+        .iter()
+        .rposition(|m| m.key == "hooks")
+        .expect("a handler was found under /hooks");
+    let hooks = &members[hooks_index].value;
+    let event = &hooks.members().unwrap_or_default()[position.event].value;
+    let group = &event.elements().unwrap_or_default()[position.group];
+    let handlers = group
+        .get("hooks")
+        .expect("a handler was found in this group");
+
+    if handlers.elements().unwrap_or_default().len() > 1 {
+        return edit::remove(handlers, position.handler);
+    }
+    if event.elements().unwrap_or_default().len() > 1 {
+        return edit::remove(event, position.group);
+    }
+    if hooks.members().unwrap_or_default().len() > 1 {
+        return edit::remove(hooks, position.event);
+    }
+    edit::remove(root, hooks_index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_quote_round_trips_through_shell_words() {
+        let cases = [
+            (
+                "/usr/local/bin/jev-preflight",
+                "/usr/local/bin/jev-preflight",
+            ),
+            ("/home/a b/jev-preflight", "'/home/a b/jev-preflight'"),
+            ("/tmp/it's/jev-preflight", r"'/tmp/it'\''s/jev-preflight'"),
+            ("/tmp/$HOME;x/jev-preflight", "'/tmp/$HOME;x/jev-preflight'"),
+        ];
+        for (raw, quoted) in cases {
+            assert_eq!(shell_quote(raw), quoted);
+            let words = shell_words(&format!("{quoted} hook")).unwrap();
+            assert_eq!(words, vec![raw.to_owned(), "hook".to_owned()]);
+        }
+    }
+
+    #[test]
+    fn shell_words_refuses_anything_but_plain_quoting() {
+        for cmd in [
+            "jev-preflight hook; rm -rf /",
+            "jev-preflight hook | tee x",
+            "$(which jev-preflight) hook",
+            "\"$BIN\" hook",
+            "jev-preflight hook > log",
+            "'unterminated hook",
+        ] {
+            assert_eq!(shell_words(cmd), None, "{cmd}");
+        }
+        assert_eq!(
+            shell_words("\"/a \\\"b\\\"/jev-preflight\"  hook").unwrap(),
+            vec!["/a \"b\"/jev-preflight".to_owned(), "hook".to_owned()]
+        );
+    }
+
+    #[test]
+    fn recognises_only_our_handlers() {
+        let cases = [
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/jev-preflight","args":["hook"]}"#,
+                true,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","args":["hook"],"timeout":1}"#,
+                true,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/jev-preflight"}"#,
+                false,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/jev-preflight","args":["eval"]}"#,
+                false,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"command","command":"/x/not-jev-preflight","args":["hook"]}"#,
+                false,
+            ),
+            (
+                Host::ClaudeCode,
+                r#"{"type":"http","command":"/x/jev-preflight","args":["hook"]}"#,
+                false,
+            ),
+            (
+                Host::Codex,
+                r#"{"type":"command","command":"'/a b/jev-preflight' hook"}"#,
+                true,
+            ),
+            (
+                Host::Codex,
+                r#"{"type":"command","command":"/x/jev-preflight hook --verbose"}"#,
+                false,
+            ),
+            (
+                Host::Codex,
+                r#"{"type":"command","command":"/x/jev-preflight hook && curl x"}"#,
+                false,
+            ),
+        ];
+        for (host, json, ours) in cases {
+            let node = edit::parse(json.as_bytes()).unwrap().unwrap();
+            assert_eq!(is_ours(host, &node), ours, "{json}");
+        }
+    }
+}
