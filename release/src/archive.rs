@@ -133,7 +133,7 @@ fn zip_bytes(members: &[Member<'_>]) -> Result<Vec<u8>, String> {
                     member.path.as_str(),
                     options
                         .compression_method(CompressionMethod::Deflated)
-                        .compression_level(Some(9)),
+                        .compression_level(Some(6)),
                 )
                 .and_then(|()| zip.write_all(data).map_err(Into::into)),
         };
@@ -161,7 +161,7 @@ fn tar_gz_bytes(members: &[Member<'_>]) -> Result<Vec<u8>, String> {
     let mut gz = flate2::GzBuilder::new()
         .mtime(0)
         .operating_system(255)
-        .write(Vec::new(), flate2::Compression::best());
+        .write(Vec::new(), flate2::Compression::new(6));
     gz.write_all(&tar)
         .map_err(|e| format!("cannot compress the tar: {e}"))?;
     gz.finish()
