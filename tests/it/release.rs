@@ -160,7 +160,7 @@ fn archives_are_byte_identical_across_paths_timezones_locales_and_umasks() {
         let path = b.root.join(rel);
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         let touched = Command::new("touch")
-            .args(["-d", "2011-11-11 11:11:11"])
+            .args(["-d", "2011-11-11T11:11:11"])
             .arg(&path)
             .status()
             .unwrap();
