@@ -336,12 +336,17 @@ fn non_executable_binary_fails_open() {
 #[test]
 fn runs_the_real_binary_through_the_manifest() {
     let plugin = Plugin::new();
+    let os = match std::env::consts::OS {
+        "macos" => "macos",
+        _ => "linux",
+    };
+    let rel = format!("{os}-{}/jev-preflight", std::env::consts::ARCH);
     let real = fs::read(crate::support::binary()).unwrap();
-    let dest = plugin.root.join("bin/linux-x86_64/jev-preflight");
+    let dest = plugin.root.join("bin").join(&rel);
     fs::create_dir_all(dest.parent().unwrap()).unwrap();
     fs::write(&dest, &real).unwrap();
     fs::set_permissions(&dest, fs::Permissions::from_mode(0o755)).unwrap();
-    plugin.manifest(&[("linux-x86_64/jev-preflight", &real)]);
+    plugin.manifest(&[(rel.as_str(), &real)]);
     let out = Command::new(plugin.root.join("scripts/run"))
         .arg("version")
         .env("PATH", "/usr/bin:/bin")
