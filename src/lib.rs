@@ -5,9 +5,15 @@
 //! [`redact`] → [`payload`] → [`scorer`] → [`axes`] selection → answer.
 
 pub mod axes;
+pub mod cli;
+pub mod config;
+pub mod demo;
 pub mod diff;
 pub mod docs;
+pub mod envvars;
+pub mod eval_set;
 pub mod git;
+pub mod hook;
 pub mod init;
 pub mod install;
 pub mod payload;
@@ -17,4 +23,5 @@ pub mod scorer;
 pub mod secret;
 pub mod select;
 pub mod snapshot;
+pub mod store;
 pub mod subprocess;

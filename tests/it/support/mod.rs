@@ -95,3 +95,5 @@ pub fn git_in(dir: &Path, args: &[&str]) -> Output {
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_jev-preflight"))
 }
+pub mod hook;
+pub mod inventory;

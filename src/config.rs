@@ -1,0 +1,792 @@
+//! Configuration: the environment read once, the repository's untrusted `.jev-preflight.json`,
+//! and the user-level settings (scorer, endpoints, keys) that only the user can set.
+//!
+//! The repository file may set mode, thresholds, size limits, excludes and the answer form.
+//! It can never name an endpoint, a command, a key or anything else that changes where data
+//! goes: those come only from the environment, the plugin's userConfig options
+//! (`CLAUDE_PLUGIN_OPTION_*`) and the user config file. Both files are parsed strictly.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
+use crate::envvars as ev;
+use crate::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
+use crate::scorer::{ScorerKind, ScorerSettings};
+use crate::secret::ApiKey;
+use crate::snapshot::DEFAULT_UNTRACKED_CAP;
+
+/// Name of the repository config file at the repository's top level.
+pub const REPO_CONFIG_FILE: &str = ".jev-preflight.json";
+/// Largest config file read, repository or user.
+pub const CONFIG_MAX_BYTES: u64 = 64 * 1024;
+/// Range of `maxDiffBytes`.
+pub const MAX_DIFF_BYTES_RANGE: (u64, u64) = (1024, 4 * 1024 * 1024);
+/// Range of `untrackedMaxBytes`.
+pub const UNTRACKED_MAX_BYTES_RANGE: (u64, u64) = (1, 1024 * 1024 * 1024);
+/// Most `exclude` globs accepted.
+pub const MAX_EXCLUDES: usize = 256;
+
+/// The process environment and clock, read once at the edge.
+#[derive(Debug, Clone)]
+pub struct HostEnv {
+    vars: BTreeMap<String, String>,
+    pub now: SystemTime,
+}
+
+impl HostEnv {
+    /// Reads every (UTF-8) variable of this process and the clock.
+    pub fn from_process() -> HostEnv {
+        HostEnv {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+            now: SystemTime::now(),
+        }
+    }
+
+    /// An environment made of exactly `pairs` (tests, the demo).
+    pub fn from_pairs<K: Into<String>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> HostEnv {
+        HostEnv {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            now: SystemTime::now(),
+        }
+    }
+
+    /// A variable's value; unset and empty (how Claude Code passes unset options) are the same.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.trim().is_empty())
+    }
+
+    /// The first of `names` that is set.
+    fn first(&self, names: &[&'static str]) -> Option<(&'static str, &str)> {
+        names
+            .iter()
+            .find_map(|name| self.get(name).map(|v| (*name, v)))
+    }
+
+    /// `$CLAUDE_PLUGIN_DATA`, else `$XDG_STATE_HOME/jev-preflight`, else
+    /// `~/.local/state/jev-preflight`.
+    pub fn data_dir(&self) -> Option<PathBuf> {
+        if let Some(dir) = self.get(ev::CLAUDE_PLUGIN_DATA) {
+            return Some(PathBuf::from(dir));
+        }
+        if let Some(dir) = self
+            .get(ev::XDG_STATE_HOME)
+            .filter(|d| Path::new(d).is_absolute())
+        {
+            return Some(Path::new(dir).join("jev-preflight"));
+        }
+        self.get(ev::HOME)
+            .map(|home| Path::new(home).join(".local/state/jev-preflight"))
+    }
+
+    /// `$XDG_CONFIG_HOME/jev-preflight/config.json`, else `~/.config/jev-preflight/config.json`.
+    pub fn user_config_path(&self) -> Option<PathBuf> {
+        if let Some(dir) = self
+            .get(ev::XDG_CONFIG_HOME)
+            .filter(|d| Path::new(d).is_absolute())
+        {
+            return Some(Path::new(dir).join("jev-preflight/config.json"));
+        }
+        self.get(ev::HOME)
+            .map(|home| Path::new(home).join(".config/jev-preflight/config.json"))
+    }
+}
+
+/// What the hook does in a repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Ask the agent once to look again.
+    #[default]
+    Assist,
+    /// Show the user a one-line summary; never continue the agent.
+    Report,
+    /// No snapshot, no scoring, nothing written.
+    Off,
+}
+
+/// Which JSON form an assist answer takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerForm {
+    /// `additionalContext` when the host is known to accept it, else `decision`/`reason`.
+    #[default]
+    Auto,
+    /// `hookSpecificOutput.additionalContext` (Claude Code ≥ 2.1.163).
+    Context,
+    /// `decision: "block"` with a `reason` (every Claude Code version, Codex).
+    Block,
+}
+
+/// The repository config as written; every key optional.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RepoConfig {
+    pub mode: Option<Mode>,
+    pub threshold: Option<f64>,
+    pub thresholds: BTreeMap<String, f64>,
+    pub max_diff_bytes: Option<u64>,
+    pub oversize: Option<Oversize>,
+    pub exclude: Vec<String>,
+    pub untracked_max_bytes: Option<u64>,
+    pub answer: Option<AnswerForm>,
+}
+
+/// A configuration file that could not be used, with where the problem is.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: {location}: {message}")]
+    Invalid {
+        file: String,
+        location: String,
+        message: String,
+    },
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn invalid(file: &str, location: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        file: file.to_owned(),
+        location: location.into(),
+        message: message.into(),
+    }
+}
+
+/// Parses JSON text strictly: one object, no trailing data, no duplicate keys.
+fn parse_object(file: &str, bytes: &[u8]) -> Result<Map<String, Value>, ConfigError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| invalid(file, format!("byte {}", e.valid_up_to()), "not valid UTF-8"))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        invalid(
+            file,
+            format!("line {} column {}", e.line(), e.column()),
+            e.to_string(),
+        )
+    })?;
+    let Value::Object(map) = value else {
+        return Err(invalid(file, "top level", "must be a JSON object"));
+    };
+    // serde_json keeps the last of duplicate keys silently; a duplicate is a mistake (or a
+    // trick), so count the keys of the top-level object in the raw text as well.
+    let mut seen = std::collections::HashSet::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    if let Ok(keys) = <TopKeys as serde::Deserialize>::deserialize(&mut de) {
+        for key in keys.0 {
+            if !seen.insert(key.clone()) {
+                return Err(invalid(file, format!("`{key}`"), "duplicate key"));
+            }
+        }
+    }
+    Ok(map)
+}
+
+/// The keys of a JSON object in document order, duplicates included.
+struct TopKeys(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for TopKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TopKeys, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = TopKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<TopKeys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                    keys.push(k);
+                }
+                Ok(TopKeys(keys))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn want_str<'a>(file: &str, loc: &str, v: &'a Value) -> Result<&'a str, ConfigError> {
+    v.as_str().ok_or_else(|| {
+        invalid(
+            file,
+            format!("`{loc}`"),
+            format!("must be a string, not {}", type_name(v)),
+        )
+    })
+}
+
+fn want_enum<T: serde::de::DeserializeOwned>(
+    file: &str,
+    loc: &str,
+    v: &Value,
+    allowed: &str,
+) -> Result<T, ConfigError> {
+    let s = want_str(file, loc, v)?;
+    serde_json::from_value(Value::String(s.to_owned())).map_err(|_| {
+        invalid(
+            file,
+            format!("`{loc}`"),
+            format!("must be one of {allowed}, not `{s}`"),
+        )
+    })
+}
+
+fn want_probability(file: &str, loc: &str, v: &Value) -> Result<f64, ConfigError> {
+    match v.as_f64() {
+        Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Some(x) => Err(invalid(
+            file,
+            format!("`{loc}`"),
+            format!("must be between 0 and 1, not {x}"),
+        )),
+        None => Err(invalid(
+            file,
+            format!("`{loc}`"),
+            format!("must be a number between 0 and 1, not {}", type_name(v)),
+        )),
+    }
+}
+
+fn want_int(file: &str, loc: &str, v: &Value, (lo, hi): (u64, u64)) -> Result<u64, ConfigError> {
+    match v.as_u64() {
+        Some(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(invalid(
+            file,
+            format!("`{loc}`"),
+            format!("must be a whole number from {lo} to {hi}, not {v}"),
+        )),
+    }
+}
+
+/// Parses and validates `.jev-preflight.json`. No I/O.
+pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
+    let file = REPO_CONFIG_FILE;
+    let map = parse_object(file, bytes)?;
+    let mut cfg = RepoConfig::default();
+    for (key, v) in &map {
+        match key.as_str() {
+            // Editors use `$schema`; it changes nothing.
+            "$schema" => {
+                want_str(file, key, v)?;
+            }
+            "mode" => cfg.mode = Some(want_enum(file, key, v, "`assist`, `report`, `off`")?),
+            "threshold" => cfg.threshold = Some(want_probability(file, key, v)?),
+            "thresholds" => {
+                let Value::Object(per) = v else {
+                    return Err(invalid(
+                        file,
+                        "`thresholds`",
+                        format!(
+                            "must be an object of axis id to number, not {}",
+                            type_name(v)
+                        ),
+                    ));
+                };
+                for (axis, t) in per {
+                    let loc = format!("thresholds.{axis}");
+                    if !AXIS_IDS.contains(&axis.as_str()) {
+                        return Err(invalid(
+                            file,
+                            format!("`{loc}`"),
+                            format!("unknown axis; axes are {}", AXIS_IDS.join(", ")),
+                        ));
+                    }
+                    cfg.thresholds
+                        .insert(axis.clone(), want_probability(file, &loc, t)?);
+                }
+            }
+            "maxDiffBytes" => {
+                cfg.max_diff_bytes = Some(want_int(file, key, v, MAX_DIFF_BYTES_RANGE)?)
+            }
+            "oversize" => cfg.oversize = Some(want_enum(file, key, v, "`partial`, `skip`")?),
+            "exclude" => {
+                let Value::Array(items) = v else {
+                    return Err(invalid(
+                        file,
+                        "`exclude`",
+                        format!("must be an array of glob strings, not {}", type_name(v)),
+                    ));
+                };
+                if items.len() > MAX_EXCLUDES {
+                    return Err(invalid(
+                        file,
+                        "`exclude`",
+                        format!("has more than {MAX_EXCLUDES} globs"),
+                    ));
+                }
+                for (i, item) in items.iter().enumerate() {
+                    let loc = format!("exclude[{i}]");
+                    let glob = want_str(file, &loc, item)?;
+                    globset::Glob::new(glob).map_err(|e| {
+                        invalid(
+                            file,
+                            format!("`{loc}`"),
+                            format!("invalid glob `{glob}`: {}", e.kind()),
+                        )
+                    })?;
+                    cfg.exclude.push(glob.to_owned());
+                }
+            }
+            "untrackedMaxBytes" => {
+                cfg.untracked_max_bytes = Some(want_int(file, key, v, UNTRACKED_MAX_BYTES_RANGE)?)
+            }
+            "answer" => cfg.answer = Some(want_enum(file, key, v, "`auto`, `context`, `block`")?),
+            other => {
+                let hint = if matches!(
+                    other.to_ascii_lowercase().as_str(),
+                    "url"
+                        | "endpoint"
+                        | "jevurl"
+                        | "scorer"
+                        | "command"
+                        | "apikey"
+                        | "key"
+                        | "model"
+                ) {
+                    " (endpoints, commands, scorers and keys are user settings, never repository settings)"
+                } else {
+                    ""
+                };
+                return Err(invalid(
+                    file,
+                    format!("`{other}`"),
+                    format!("unknown key{hint}"),
+                ));
+            }
+        }
+    }
+    Ok(cfg)
+}
+
+/// Reads `path` without following a symlink at its last component, at most `CONFIG_MAX_BYTES`.
+/// `Ok(None)` when it does not exist.
+pub fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    let io = |source| ConfigError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    if !meta.is_file() {
+        return Err(io(std::io::Error::other("not a regular file")));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(CONFIG_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > CONFIG_MAX_BYTES {
+        return Err(io(std::io::Error::other(format!(
+            "larger than {CONFIG_MAX_BYTES} bytes"
+        ))));
+    }
+    Ok(Some(bytes))
+}
+
+/// The repository config at `top`, and the SHA-256 of its bytes (`None`: no file).
+pub fn read_repo_config(top: &Path) -> Result<(RepoConfig, Option<String>), ConfigError> {
+    match read_bounded(&top.join(REPO_CONFIG_FILE))? {
+        None => Ok((RepoConfig::default(), None)),
+        Some(bytes) => Ok((parse_repo_config(&bytes)?, Some(hex_sha256(&bytes)))),
+    }
+}
+
+/// The hash `read_repo_config` records, without parsing (used to notice edits during a turn).
+pub fn repo_config_hash(top: &Path) -> Result<Option<String>, ConfigError> {
+    Ok(read_bounded(&top.join(REPO_CONFIG_FILE))?.map(|b| hex_sha256(&b)))
+}
+
+/// Lower-case hex SHA-256.
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// User-level settings: where data may go and the defaults repositories can override.
+#[derive(Debug, Clone, Default)]
+pub struct UserSettings {
+    pub scorer: ScorerSettings,
+    pub mode: Option<Mode>,
+    pub threshold: Option<f64>,
+}
+
+/// The user config file as written; every key optional.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct UserFile {
+    #[serde(rename = "$schema")]
+    _schema: Option<String>,
+    scorer: Option<ScorerKind>,
+    mode: Option<Mode>,
+    threshold: Option<f64>,
+    jev_url: Option<String>,
+    jev_model: Option<String>,
+    openai_base_url: Option<String>,
+    openai_model: Option<String>,
+    openai_api_key_env: Option<String>,
+    command: Option<Vec<String>>,
+}
+
+/// Builds the user-level settings from the environment and the user config file.
+/// Precedence per setting: plugin option, then environment variable, then the file.
+pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
+    let file_name = "user config";
+    let file: UserFile = match env.user_config_path() {
+        None => UserFile::default(),
+        Some(path) => match read_bounded(&path)? {
+            None => UserFile::default(),
+            Some(bytes) => {
+                let shown = path.display().to_string();
+                parse_object(&shown, &bytes)?;
+                let mut de = serde_json::Deserializer::from_slice(&bytes);
+                let parsed =
+                    serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| {
+                        invalid(
+                            &shown,
+                            format!("line {} column {}", e.line(), e.column()),
+                            e.to_string(),
+                        )
+                    })?;
+                de.end()
+                    .map_err(|e| invalid(&shown, "end", e.to_string()))?;
+                parsed
+            }
+        },
+    };
+    let _ = file_name;
+
+    let enum_var = |names: &[&'static str]| -> Result<Option<Value>, ConfigError> {
+        Ok(env
+            .first(names)
+            .map(|(_, v)| Value::String(v.trim().to_ascii_lowercase())))
+    };
+    let scorer = match enum_var(&[ev::PLUGIN_SCORER, ev::SCORER])? {
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            invalid(
+                "environment",
+                ev::SCORER,
+                format!("must be one of `auto`, `jev`, `openai`, `command`, `local`, not {v}"),
+            )
+        })?,
+        None => file.scorer.unwrap_or_default(),
+    };
+    let mode = match enum_var(&[ev::PLUGIN_MODE, ev::MODE])? {
+        Some(v) => Some(serde_json::from_value(v.clone()).map_err(|_| {
+            invalid(
+                "environment",
+                ev::MODE,
+                format!("must be one of `assist`, `report`, `off`, not {v}"),
+            )
+        })?),
+        None => file.mode,
+    };
+    let threshold = match env.first(&[ev::PLUGIN_THRESHOLD, ev::THRESHOLD]) {
+        Some((name, v)) => match v.trim().parse::<f64>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
+            _ => {
+                return Err(invalid(
+                    "environment",
+                    name,
+                    "must be a number between 0 and 1",
+                ));
+            }
+        },
+        None => match file.threshold {
+            Some(x) if !(0.0..=1.0).contains(&x) => {
+                return Err(invalid(
+                    "user config",
+                    "`threshold`",
+                    "must be between 0 and 1",
+                ));
+            }
+            other => other,
+        },
+    };
+    let string = |names: &[&'static str], fallback: &Option<String>| {
+        env.first(names)
+            .map(|(_, v)| v.trim().to_owned())
+            .or_else(|| fallback.clone())
+    };
+    let command = match env.get(ev::COMMAND) {
+        Some(raw) => Some(serde_json::from_str::<Vec<String>>(raw).map_err(|_| {
+            invalid(
+                "environment",
+                ev::COMMAND,
+                "must be a JSON array of strings (argv, no shell)",
+            )
+        })?),
+        None => file.command.clone(),
+    };
+    if matches!(&command, Some(argv) if argv.is_empty()) {
+        return Err(invalid(file_name, "`command`", "must name a program"));
+    }
+    let openai_key_var = env
+        .get(ev::OPENAI_API_KEY_ENV)
+        .map(str::to_owned)
+        .or(file.openai_api_key_env.clone())
+        .unwrap_or_else(|| ev::OPENAI_API_KEY_DEFAULT.to_owned());
+    let openai_key = env
+        .get(ev::PLUGIN_OPENAI_API_KEY)
+        .or_else(|| env.get(&openai_key_var))
+        .and_then(ApiKey::new);
+    Ok(UserSettings {
+        scorer: ScorerSettings {
+            kind: scorer,
+            jev_url: string(&[ev::JEV_URL], &file.jev_url),
+            jev_model: string(&[ev::PLUGIN_JEV_MODEL, ev::JEV_MODEL], &file.jev_model),
+            typesafe_key: env
+                .first(&[ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY])
+                .and_then(|(_, v)| ApiKey::new(v)),
+            openai_base_url: string(
+                &[ev::PLUGIN_OPENAI_BASE_URL, ev::OPENAI_BASE_URL],
+                &file.openai_base_url,
+            ),
+            openai_model: string(
+                &[ev::PLUGIN_OPENAI_MODEL, ev::OPENAI_MODEL],
+                &file.openai_model,
+            ),
+            openai_key,
+            command,
+        },
+        mode,
+        threshold,
+    })
+}
+
+/// The settings a prompt runs with, frozen into its state at UserPromptSubmit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Frozen {
+    pub mode: Mode,
+    pub threshold: f64,
+    pub per_axis: Vec<Option<f64>>,
+    pub max_diff_bytes: usize,
+    pub oversize: Oversize,
+    pub exclude: Vec<String>,
+    pub untracked_max_bytes: u64,
+    pub answer: AnswerForm,
+}
+
+impl Frozen {
+    /// The repository's choices over the user's defaults over the built-in defaults.
+    pub fn resolve(repo: &RepoConfig, user: &UserSettings) -> Frozen {
+        Frozen {
+            mode: repo.mode.or(user.mode).unwrap_or_default(),
+            threshold: repo
+                .threshold
+                .or(user.threshold)
+                .unwrap_or(DEFAULT_THRESHOLD),
+            per_axis: AXIS_IDS
+                .iter()
+                .map(|id| repo.thresholds.get(*id).copied())
+                .collect(),
+            max_diff_bytes: repo
+                .max_diff_bytes
+                .map(|b| b as usize)
+                .unwrap_or(DEFAULT_MAX_DIFF_BYTES),
+            oversize: repo.oversize.unwrap_or_default(),
+            exclude: repo.exclude.clone(),
+            untracked_max_bytes: repo.untracked_max_bytes.unwrap_or(DEFAULT_UNTRACKED_CAP),
+            answer: repo.answer.unwrap_or_default(),
+        }
+    }
+
+    pub fn thresholds(&self) -> Thresholds {
+        let mut per_axis = [None; AXIS_COUNT];
+        for (slot, t) in per_axis.iter_mut().zip(&self.per_axis) {
+            *slot = *t;
+        }
+        Thresholds {
+            default: self.threshold,
+            per_axis,
+        }
+    }
+
+    pub fn size_policy(&self) -> SizePolicy {
+        SizePolicy {
+            max_bytes: self.max_diff_bytes,
+            oversize: self.oversize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_config_parses() {
+        let cfg = parse_repo_config(
+            br#"{"$schema":"x","mode":"report","threshold":0.5,"thresholds":{"auth_boundary":0.9},
+                "maxDiffBytes":2048,"oversize":"skip","exclude":["docs/**"],"untrackedMaxBytes":10,
+                "answer":"block"}"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.mode, Some(Mode::Report));
+        assert_eq!(cfg.thresholds["auth_boundary"], 0.9);
+        assert_eq!(cfg.answer, Some(AnswerForm::Block));
+        assert_eq!(parse_repo_config(b" {} ").unwrap(), RepoConfig::default());
+    }
+
+    #[test]
+    fn each_rule_is_enforced_with_a_location() {
+        let cases: &[(&str, &str)] = &[
+            (r#"{"mode":"loud"}"#, "`mode`"),
+            (r#"{"mode":null}"#, "`mode`"),
+            (r#"{"threshold":1.5}"#, "`threshold`"),
+            (r#"{"threshold":"0.5"}"#, "`threshold`"),
+            (r#"{"threshold":null}"#, "`threshold`"),
+            (r#"{"thresholds":{"nope":0.5}}"#, "`thresholds.nope`"),
+            (
+                r#"{"thresholds":{"lifecycle":-1}}"#,
+                "`thresholds.lifecycle`",
+            ),
+            (r#"{"thresholds":[]}"#, "`thresholds`"),
+            (r#"{"maxDiffBytes":10}"#, "`maxDiffBytes`"),
+            (r#"{"maxDiffBytes":1.5e4}"#, "`maxDiffBytes`"),
+            (r#"{"oversize":"drop"}"#, "`oversize`"),
+            (r#"{"exclude":"a"}"#, "`exclude`"),
+            (r#"{"exclude":[1]}"#, "`exclude[0]`"),
+            (r#"{"exclude":["a[" ]}"#, "`exclude[0]`"),
+            (r#"{"untrackedMaxBytes":0}"#, "`untrackedMaxBytes`"),
+            (r#"{"answer":"maybe"}"#, "`answer`"),
+            (r#"{"jevUrl":"http://evil"}"#, "`jevUrl`"),
+            (r#"{"command":["sh"]}"#, "`command`"),
+            (r#"{"mode":"off"} {}"#, "line 1"),
+            (r#"{"mode":"off""#, "line 1"),
+            (r#"[]"#, "top level"),
+            (r#"{"mode":"off","mode":"assist"}"#, "`mode`"),
+        ];
+        for (text, loc) in cases {
+            let err = parse_repo_config(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(loc), "{text}: {err}");
+            assert!(err.starts_with(".jev-preflight.json: "), "{err}");
+        }
+        let err = parse_repo_config(br#"{"url":"x"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("never repository settings"), "{err}");
+    }
+
+    fn env(pairs: &[(&str, &str)]) -> HostEnv {
+        HostEnv::from_pairs(pairs.iter().copied())
+    }
+
+    #[test]
+    fn data_dir_precedence() {
+        assert_eq!(
+            env(&[("CLAUDE_PLUGIN_DATA", "/d"), ("HOME", "/h")]).data_dir(),
+            Some(PathBuf::from("/d"))
+        );
+        assert_eq!(
+            env(&[("XDG_STATE_HOME", "/s"), ("HOME", "/h")]).data_dir(),
+            Some(PathBuf::from("/s/jev-preflight"))
+        );
+        assert_eq!(
+            env(&[("CLAUDE_PLUGIN_DATA", ""), ("HOME", "/h")]).data_dir(),
+            Some(PathBuf::from("/h/.local/state/jev-preflight"))
+        );
+        assert_eq!(env(&[]).data_dir(), None);
+    }
+
+    #[test]
+    fn user_settings_precedence_and_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("jev-preflight");
+        std::fs::create_dir_all(&cfg).unwrap();
+        std::fs::write(
+            cfg.join("config.json"),
+            r#"{"scorer":"openai","openaiBaseUrl":"http://127.0.0.1:1/v1","openaiApiKeyEnv":"MY_KEY","jevModel":"m1"}"#,
+        )
+        .unwrap();
+        let xdg = dir.path().to_str().unwrap();
+        let s = user_settings(&env(&[
+            ("XDG_CONFIG_HOME", xdg),
+            ("MY_KEY", "sk-abc"),
+            ("JEV_PREFLIGHT_JEV_MODEL", "m2"),
+            ("CLAUDE_PLUGIN_OPTION_TYPESAFE_API_KEY", "ts-1"),
+            ("TYPESAFE_API_KEY", "ts-2"),
+        ]))
+        .unwrap();
+        assert_eq!(s.scorer.kind, ScorerKind::OpenAi);
+        assert_eq!(s.scorer.openai_key.unwrap().expose(), "sk-abc");
+        assert_eq!(s.scorer.jev_model.as_deref(), Some("m2"));
+        assert_eq!(s.scorer.typesafe_key.unwrap().expose(), "ts-1");
+
+        let s = user_settings(&env(&[
+            ("XDG_CONFIG_HOME", xdg),
+            ("CLAUDE_PLUGIN_OPTION_SCORER", "Local"),
+            ("JEV_PREFLIGHT_COMMAND", r#"["codex","exec"]"#),
+        ]))
+        .unwrap();
+        assert_eq!(s.scorer.kind, ScorerKind::Local);
+        assert_eq!(s.scorer.command.unwrap(), ["codex", "exec"]);
+
+        std::fs::write(cfg.join("config.json"), r#"{"scorer":"jev","bogus":1}"#).unwrap();
+        let err = user_settings(&env(&[("XDG_CONFIG_HOME", xdg)])).unwrap_err();
+        assert!(err.to_string().contains("bogus"), "{err}");
+        assert!(user_settings(&env(&[("JEV_PREFLIGHT_SCORER", "nope")])).is_err());
+        assert!(user_settings(&env(&[("JEV_PREFLIGHT_THRESHOLD", "2")])).is_err());
+    }
+
+    #[test]
+    fn the_starter_config_of_init_parses() {
+        let cfg = parse_repo_config(crate::init::starter_config().as_bytes()).unwrap();
+        assert_eq!(cfg.mode, Some(Mode::Assist));
+    }
+
+    #[test]
+    fn frozen_resolution() {
+        let repo = parse_repo_config(br#"{"thresholds":{"lifecycle":0.3}}"#).unwrap();
+        let user = UserSettings {
+            mode: Some(Mode::Report),
+            threshold: Some(0.6),
+            ..UserSettings::default()
+        };
+        let f = Frozen::resolve(&repo, &user);
+        assert_eq!(f.mode, Mode::Report);
+        assert_eq!(f.thresholds().default, 0.6);
+        assert_eq!(f.thresholds().per_axis[6], Some(0.3));
+        let f = Frozen::resolve(&parse_repo_config(br#"{"mode":"assist"}"#).unwrap(), &user);
+        assert_eq!(f.mode, Mode::Assist);
+    }
+}

@@ -1,0 +1,238 @@
+//! `jev-preflight demo`: one real turn, played through the real hook code path with the
+//! built-in scorer in a throwaway repository and data dir — no key, no network.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Instant, SystemTime};
+
+use serde_json::{Value, json};
+
+use crate::config::HostEnv;
+use crate::envvars as ev;
+use crate::git::{Git, GitError};
+use crate::hook::{self, Context, engine::Stages};
+
+/// Why the demo could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error("could not prepare the demo directory {}: {source}\nhint: check that the temp dir is writable", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "could not set up the demo repository: {0}\nhint: `jev-preflight demo` needs git on PATH"
+    )]
+    Git(#[from] GitError),
+    #[error("the demo hook run failed: {0}")]
+    Hook(String),
+}
+
+const API_BEFORE: &str = r#"use crate::auth::{require_role, Role};
+use crate::db::Db;
+
+/// Deletes a user account. Only administrators may do this.
+pub fn delete_user(db: &mut Db, caller: &Caller, user_id: u64) -> Result<(), ApiError> {
+    require_role(caller, Role::Admin)?;
+    if !caller.is_authenticated() {
+        return Err(ApiError::Unauthorized);
+    }
+    db.users().delete(user_id)?;
+    db.audit().record(caller.id, "delete_user", user_id)?;
+    Ok(())
+}
+"#;
+
+const API_AFTER: &str = r#"use crate::auth::{require_role, Role};
+use crate::db::Db;
+
+/// Deletes a user account. Only administrators may do this.
+pub fn delete_user(db: &mut Db, caller: &Caller, user_id: u64) -> Result<(), ApiError> {
+    // TODO: re-enable once the admin UI sends roles
+    // require_role(caller, Role::Admin)?;
+    db.users().delete(user_id)?;
+    Ok(())
+}
+"#;
+
+/// A temp dir removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemoError + '_ {
+    move |source| DemoError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn make_private_dir(path: &Path) -> Result<(), DemoError> {
+    let mut b = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(path).map_err(io(path))
+}
+
+fn git(git: &Git, repo: &Path, args: &[&str]) -> Result<(), GitError> {
+    let mut cmd: Command = git.command(repo);
+    // The demo repository must not depend on the user's git config (signing, templates).
+    cmd.env("GIT_CONFIG_GLOBAL", crate::git::runner::null_device())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args([
+            "-c",
+            "user.name=jev-preflight demo",
+            "-c",
+            "user.email=demo@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args);
+    git.run(cmd, None).map(drop)
+}
+
+/// Runs the demo, writing what happens to `out`.
+pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let base =
+        std::env::temp_dir().join(format!("jev-preflight-demo-{}-{nanos}", std::process::id()));
+    make_private_dir(&base)?;
+    let _cleanup = TempDir(base.clone());
+    let repo = base.join("repo");
+    let data = base.join("data");
+    std::fs::create_dir(&repo).map_err(io(&repo))?;
+    let g = Git::default();
+    git(&g, &repo, &["init", "-q"])?;
+    let src = repo.join("src");
+    std::fs::create_dir(&src).map_err(io(&src))?;
+    std::fs::write(src.join("api.rs"), API_BEFORE).map_err(io(&src))?;
+    git(&g, &repo, &["add", "-A"])?;
+    git(&g, &repo, &["commit", "-q", "-m", "users api"])?;
+
+    let env = HostEnv::from_pairs([
+        (ev::CLAUDE_PLUGIN_DATA, data.to_string_lossy().into_owned()),
+        (ev::SCORER, "local".to_owned()),
+    ]);
+    let ctx = Context::new(&env, &Stages);
+    let cwd = repo.to_string_lossy().into_owned();
+    let event = |name: &str, extra: Value| {
+        let mut e = json!({
+            "session_id": "demo-session",
+            "prompt_id": "demo-prompt-1",
+            "cwd": cwd,
+            "hook_event_name": name,
+        });
+        if let (Value::Object(e), Value::Object(extra)) = (&mut e, extra) {
+            e.extend(extra);
+        }
+        e.to_string().into_bytes()
+    };
+    let w = |out: &mut dyn Write, text: String| -> Result<(), DemoError> {
+        writeln!(out, "{text}").map_err(io(Path::new("stdout")))
+    };
+
+    w(
+        out,
+        format!(
+            "jev-preflight demo — a throwaway repository at {}\n",
+            repo.display()
+        ),
+    )?;
+    w(out, "1. UserPromptSubmit: the user asks to \"let support staff delete users\"; the hook takes a private baseline of the working tree.".into())?;
+    let first = hook::handle(
+        &ctx,
+        &event(
+            "UserPromptSubmit",
+            json!({"prompt": "let support staff delete users"}),
+        ),
+        None,
+    );
+    if first.class.is_some() {
+        return Err(DemoError::Hook(first.stderr.join("; ")));
+    }
+    w(out, format!("   → {}\n", first.outcome))?;
+
+    w(out, "2. The agent edits src/api.rs: it comments out the admin check, drops the authentication test and the audit record.".into())?;
+    std::fs::write(src.join("api.rs"), API_AFTER).map_err(io(&src))?;
+    w(out, String::new())?;
+
+    w(out, "3. Stop: snapshot, diff, select, redact, payload, score with the built-in local scorer, answer.".into())?;
+    let started = Instant::now();
+    let stop = hook::handle(
+        &ctx,
+        &event(
+            "Stop",
+            json!({"stop_hook_active": false, "background_tasks": [], "session_crons": []}),
+        ),
+        None,
+    );
+    let took = started.elapsed();
+    if stop.class.is_some() {
+        return Err(DemoError::Hook(stop.stderr.join("; ")));
+    }
+    w(
+        out,
+        format!("   → {} in {} ms", stop.outcome, took.as_millis()),
+    )?;
+    match &stop.stdout {
+        Some(json) => {
+            w(out, "   The hook prints this JSON on stdout:".into())?;
+            w(out, format!("   {json}\n"))?;
+            let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+            let text = v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .or(v["reason"].as_str())
+                .or(v["systemMessage"].as_str())
+                .unwrap_or("");
+            w(out, "   What the agent reads:".into())?;
+            for line in text.lines() {
+                w(out, format!("   │ {line}"))?;
+            }
+        }
+        None => w(
+            out,
+            "   The hook printed nothing: no axis reached its threshold.".into(),
+        )?,
+    }
+    w(out, String::new())?;
+
+    w(out, "4. The agent looks again and stops; Claude Code sets stop_hook_active. The hook must do nothing.".into())?;
+    let again = hook::handle(
+        &ctx,
+        &event("Stop", json!({"stop_hook_active": true})),
+        None,
+    );
+    w(
+        out,
+        format!(
+            "   → {}; stdout: {}",
+            again.outcome,
+            again.stdout.as_deref().unwrap_or("(nothing)")
+        ),
+    )?;
+    let end = hook::handle(&ctx, &event("SessionEnd", json!({"reason": "other"})), None);
+    w(
+        out,
+        format!(
+            "\n5. SessionEnd → {}. The demo directory is removed.",
+            end.outcome
+        ),
+    )?;
+    if again.stdout.is_some() {
+        return Err(DemoError::Hook(
+            "the second Stop answered; it must not".into(),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! Every environment variable jev-preflight reads, in one documented list.
+//!
+//! The process environment is read once, at the edge ([`crate::config::HostEnv::from_process`]),
+//! and passed down; nothing else calls `std::env::var`. Git's own variables are not read here:
+//! the hardened git runner removes inherited `GIT_*` variables from every child it starts.
+
+/// Data dir set by Claude Code for the plugin; survives plugin updates.
+pub const CLAUDE_PLUGIN_DATA: &str = "CLAUDE_PLUGIN_DATA";
+/// Fallback base of the data dir (`$XDG_STATE_HOME/jev-preflight`).
+pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+/// Base of the user config file (`$XDG_CONFIG_HOME/jev-preflight/config.json`).
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+/// Last fallback for the data dir and the user config file.
+pub const HOME: &str = "HOME";
+
+/// TypeSafe API key from the plugin's sensitive userConfig option.
+pub const PLUGIN_TYPESAFE_API_KEY: &str = "CLAUDE_PLUGIN_OPTION_TYPESAFE_API_KEY";
+/// TypeSafe API key from the user's shell environment (used when the plugin option is unset).
+pub const TYPESAFE_API_KEY: &str = "TYPESAFE_API_KEY";
+
+/// Scorer choice: `auto`, `jev`, `openai`, `command`, `local` (plugin option, then env).
+pub const PLUGIN_SCORER: &str = "CLAUDE_PLUGIN_OPTION_SCORER";
+pub const SCORER: &str = "JEV_PREFLIGHT_SCORER";
+/// Default mode for repositories without a `mode` key (plugin option, then env).
+pub const PLUGIN_MODE: &str = "CLAUDE_PLUGIN_OPTION_MODE";
+pub const MODE: &str = "JEV_PREFLIGHT_MODE";
+/// Default threshold for repositories without a `threshold` key (plugin option, then env).
+pub const PLUGIN_THRESHOLD: &str = "CLAUDE_PLUGIN_OPTION_THRESHOLD";
+pub const THRESHOLD: &str = "JEV_PREFLIGHT_THRESHOLD";
+/// Jev model (default `jev-latest`).
+pub const PLUGIN_JEV_MODEL: &str = "CLAUDE_PLUGIN_OPTION_JEV_MODEL";
+pub const JEV_MODEL: &str = "JEV_PREFLIGHT_JEV_MODEL";
+/// Full URL of the Jev endpoint, for gateways and tests.
+pub const JEV_URL: &str = "JEV_PREFLIGHT_JEV_URL";
+/// Base URL of an OpenAI-compatible chat API.
+pub const PLUGIN_OPENAI_BASE_URL: &str = "CLAUDE_PLUGIN_OPTION_OPENAI_BASE_URL";
+pub const OPENAI_BASE_URL: &str = "JEV_PREFLIGHT_OPENAI_BASE_URL";
+/// Model the openai scorer asks.
+pub const PLUGIN_OPENAI_MODEL: &str = "CLAUDE_PLUGIN_OPTION_OPENAI_MODEL";
+pub const OPENAI_MODEL: &str = "JEV_PREFLIGHT_OPENAI_MODEL";
+/// Key of the OpenAI-compatible endpoint from the plugin's sensitive option.
+pub const PLUGIN_OPENAI_API_KEY: &str = "CLAUDE_PLUGIN_OPTION_OPENAI_API_KEY";
+/// Name of the variable that holds the OpenAI-compatible key (default `OPENAI_API_KEY`);
+/// the variable it names is read too.
+pub const OPENAI_API_KEY_ENV: &str = "JEV_PREFLIGHT_OPENAI_API_KEY_ENV";
+/// Default name of the variable holding the OpenAI-compatible key.
+pub const OPENAI_API_KEY_DEFAULT: &str = "OPENAI_API_KEY";
+/// argv of the command scorer, as a JSON array of strings (no shell).
+pub const COMMAND: &str = "JEV_PREFLIGHT_COMMAND";
+
+/// Every fixed name above, for `doctor` and the documentation table.
+pub const ALL: &[&str] = &[
+    CLAUDE_PLUGIN_DATA,
+    XDG_STATE_HOME,
+    XDG_CONFIG_HOME,
+    HOME,
+    PLUGIN_TYPESAFE_API_KEY,
+    TYPESAFE_API_KEY,
+    PLUGIN_SCORER,
+    SCORER,
+    PLUGIN_MODE,
+    MODE,
+    PLUGIN_THRESHOLD,
+    THRESHOLD,
+    PLUGIN_JEV_MODEL,
+    JEV_MODEL,
+    JEV_URL,
+    PLUGIN_OPENAI_BASE_URL,
+    OPENAI_BASE_URL,
+    PLUGIN_OPENAI_MODEL,
+    OPENAI_MODEL,
+    PLUGIN_OPENAI_API_KEY,
+    OPENAI_API_KEY_ENV,
+    OPENAI_API_KEY_DEFAULT,
+    COMMAND,
+];

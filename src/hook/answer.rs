@@ -1,0 +1,324 @@
+//! What the hook prints: the assist continuation, the one-line report, and user notices,
+//! each as the one JSON object the host expects on stdout.
+
+use serde_json::{Map, Value, json};
+
+use crate::axes::{AXIS_IDS, Axis, Selected};
+use crate::config::AnswerForm;
+use crate::scorer::Evidence;
+
+/// Claude Code's cap on one hook string; we stay well below it.
+pub const MAX_TEXT_CHARS: usize = 9_500;
+const MAX_EVIDENCE_PER_AXIS: usize = 4;
+const MAX_FILES_LISTED: usize = 25;
+
+/// The JSON form of a continuation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `{"decision":"block","reason":…}`: every Claude Code version and Codex.
+    Block,
+    /// `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":…}}`: ≥ 2.1.163.
+    Context,
+}
+
+/// Picks the form: Codex only knows `decision`; `auto` uses `additionalContext` when the
+/// event carries `prompt_id` (sent since 2.1.196, so the host is past 2.1.163, which added
+/// `additionalContext` on Stop) and the portable `decision` form otherwise.
+pub fn choose_form(configured: AnswerForm, codex: bool, has_prompt_id: bool) -> Form {
+    match configured {
+        _ if codex => Form::Block,
+        AnswerForm::Block => Form::Block,
+        AnswerForm::Context => Form::Context,
+        AnswerForm::Auto if has_prompt_id => Form::Context,
+        AnswerForm::Auto => Form::Block,
+    }
+}
+
+/// What the agent needs to look again.
+#[derive(Debug, Clone)]
+pub struct Finding<'a> {
+    pub selected: &'a [Selected],
+    pub axes: &'a [Axis],
+    pub evidence: &'a [Evidence],
+    pub files: &'a [String],
+    pub omitted: &'a [String],
+}
+
+/// Truncates to at most `max` chars, on a char boundary, marking the cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    clip(&text.split_whitespace().collect::<Vec<_>>().join(" "), max)
+}
+
+fn axis_id(axis: usize) -> &'static str {
+    AXIS_IDS.get(axis).copied().unwrap_or("unknown")
+}
+
+/// The continuation text for assist mode.
+pub fn assist_text(f: &Finding) -> String {
+    let mut t = String::new();
+    t.push_str(
+        "jev-preflight scored the code change of this turn and asks for one more look before \
+         you finish. The scores are priorities for where to look, not proof of a defect.\n",
+    );
+    for (n, sel) in f.selected.iter().enumerate() {
+        let id = axis_id(sel.axis);
+        let question = f
+            .axes
+            .get(sel.axis)
+            .map(|a| one_line(a.question, 300))
+            .unwrap_or_default();
+        t.push_str(&format!(
+            "\n{}. {id} (score {:.2}): {question}\n",
+            n + 1,
+            sel.score
+        ));
+        let ev: Vec<&Evidence> = f.evidence.iter().filter(|e| e.axis == sel.axis).collect();
+        for e in ev.iter().take(MAX_EVIDENCE_PER_AXIS) {
+            let place = match e.line {
+                Some(line) => format!("{}:{line}", one_line(&e.file, 200)),
+                None => one_line(&e.file, 200),
+            };
+            t.push_str(&format!("   - {place}: {}\n", one_line(&e.note, 240)));
+        }
+        if ev.len() > MAX_EVIDENCE_PER_AXIS {
+            t.push_str(&format!(
+                "   - and {} more signals\n",
+                ev.len() - MAX_EVIDENCE_PER_AXIS
+            ));
+        }
+    }
+    if !f.files.is_empty() {
+        let shown: Vec<String> = f
+            .files
+            .iter()
+            .take(MAX_FILES_LISTED)
+            .map(|p| one_line(p, 200))
+            .collect();
+        t.push_str(&format!(
+            "\nFiles changed in this turn: {}",
+            shown.join(", ")
+        ));
+        if f.files.len() > MAX_FILES_LISTED {
+            t.push_str(&format!(" and {} more", f.files.len() - MAX_FILES_LISTED));
+        }
+        t.push('\n');
+    }
+    if !f.omitted.is_empty() {
+        t.push_str(&format!(
+            "The scorer saw a partial view: {} file(s) were left out for size.\n",
+            f.omitted.len()
+        ));
+    }
+    t.push_str(
+        "\nFor each question above, inspect this turn's diff, the code around it and the tests \
+         that cover it. Change code only where you find concrete evidence of a problem. If you \
+         find none, say so in one or two sentences and finish.",
+    );
+    clip(&t, MAX_TEXT_CHARS)
+}
+
+/// The one-line summary for report mode.
+pub fn report_line(selected: &[Selected], files: &[String]) -> String {
+    let axes: Vec<String> = selected
+        .iter()
+        .map(|s| format!("{} {:.2}", axis_id(s.axis), s.score))
+        .collect();
+    let where_ = match files {
+        [] => String::new(),
+        [one] => format!(" in {}", one_line(one, 120)),
+        [first, rest @ ..] => format!(" in {} and {} more", one_line(first, 120), rest.len()),
+    };
+    one_line(
+        &format!(
+            "jev-preflight (report): worth a second look: {}{where_}; scores are priorities, not proof",
+            axes.join(", ")
+        ),
+        600,
+    )
+}
+
+/// The one JSON object printed on stdout.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Answer {
+    pub continuation: Option<(Form, String)>,
+    /// Lines shown to the user (report line, config-change note, failure notice).
+    pub messages: Vec<String>,
+}
+
+impl Answer {
+    pub fn is_empty(&self) -> bool {
+        self.continuation.is_none() && self.messages.is_empty()
+    }
+
+    /// Renders for `event_name` (`None` when the host shows nothing, e.g. SessionEnd).
+    pub fn render(&self, event_name: &str, user_messages_allowed: bool) -> Option<String> {
+        let mut obj = Map::new();
+        match &self.continuation {
+            Some((Form::Block, text)) => {
+                obj.insert("decision".into(), json!("block"));
+                obj.insert("reason".into(), json!(text));
+            }
+            Some((Form::Context, text)) => {
+                obj.insert(
+                    "hookSpecificOutput".into(),
+                    json!({"hookEventName": event_name, "additionalContext": text}),
+                );
+            }
+            None => {}
+        }
+        if user_messages_allowed && !self.messages.is_empty() {
+            obj.insert(
+                "systemMessage".into(),
+                json!(clip(&self.messages.join(" · "), MAX_TEXT_CHARS)),
+            );
+        }
+        (!obj.is_empty()).then(|| Value::Object(obj).to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AXES: [Axis; 2] = [
+        Axis {
+            id: "behavior_regression",
+            question: "Could existing callers now get a different result?",
+            yes: "",
+            no: "",
+        },
+        Axis {
+            id: "auth_boundary",
+            question: "Does the change loosen who may\ndo what?",
+            yes: "",
+            no: "",
+        },
+    ];
+
+    #[test]
+    fn form_choice() {
+        use AnswerForm::*;
+        assert_eq!(choose_form(Auto, false, true), Form::Context);
+        assert_eq!(choose_form(Auto, false, false), Form::Block);
+        assert_eq!(choose_form(Context, true, true), Form::Block);
+        assert_eq!(choose_form(Context, false, false), Form::Context);
+        assert_eq!(choose_form(Block, false, true), Form::Block);
+    }
+
+    #[test]
+    fn assist_text_names_axis_question_score_evidence_and_asks_for_evidence() {
+        let selected = [Selected {
+            axis: 1,
+            score: 0.934,
+        }];
+        let evidence = [Evidence {
+            axis: 1,
+            file: "src/api.rs".into(),
+            line: Some(42),
+            note: "removed an authorization check".into(),
+        }];
+        let files = ["src/api.rs".to_owned()];
+        let t = assist_text(&Finding {
+            selected: &selected,
+            axes: &AXES,
+            evidence: &evidence,
+            files: &files,
+            omitted: &[],
+        });
+        for needle in [
+            "auth_boundary (score 0.93): Does the change loosen who may do what?",
+            "src/api.rs:42: removed an authorization check",
+            "priorities for where to look, not proof",
+            "Change code only where you find concrete evidence",
+            "say so",
+            "Files changed in this turn: src/api.rs",
+        ] {
+            assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+        }
+    }
+
+    #[test]
+    fn assist_text_is_bounded() {
+        let selected = [
+            Selected {
+                axis: 0,
+                score: 0.9,
+            },
+            Selected {
+                axis: 1,
+                score: 0.9,
+            },
+        ];
+        let evidence: Vec<Evidence> = (0..1000)
+            .map(|i| Evidence {
+                axis: i % 2,
+                file: "f".repeat(500),
+                line: Some(i as u32),
+                note: "n".repeat(1000),
+            })
+            .collect();
+        let files: Vec<String> = (0..5000)
+            .map(|i| format!("{}{i}", "p".repeat(300)))
+            .collect();
+        let t = assist_text(&Finding {
+            selected: &selected,
+            axes: &AXES,
+            evidence: &evidence,
+            files: &files,
+            omitted: &files,
+        });
+        assert!(t.chars().count() <= MAX_TEXT_CHARS);
+        assert!(t.contains("and 4975 more"));
+    }
+
+    #[test]
+    fn render_forms() {
+        let a = Answer {
+            continuation: Some((Form::Block, "R".into())),
+            messages: vec![],
+        };
+        assert_eq!(
+            a.render("Stop", true).unwrap(),
+            r#"{"decision":"block","reason":"R"}"#
+        );
+        let a = Answer {
+            continuation: Some((Form::Context, "C".into())),
+            messages: vec!["m".into()],
+        };
+        let v: Value = serde_json::from_str(&a.render("Stop", true).unwrap()).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "Stop");
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "C");
+        assert_eq!(v["systemMessage"], "m");
+        let a = Answer {
+            continuation: None,
+            messages: vec!["m".into()],
+        };
+        assert_eq!(a.render("SessionEnd", false), None);
+        assert_eq!(Answer::default().render("Stop", true), None);
+    }
+
+    #[test]
+    fn report_is_one_line() {
+        let line = report_line(
+            &[Selected {
+                axis: 1,
+                score: 0.91,
+            }],
+            &["a\nb.rs".into(), "c".into()],
+        );
+        assert!(!line.contains('\n'));
+        assert!(
+            line.contains("auth_boundary 0.91 in a b.rs and 1 more"),
+            "{line}"
+        );
+    }
+}

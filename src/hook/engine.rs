@@ -1,0 +1,137 @@
+//! The stages the hook drives, behind one small seam so the hook's own logic (gates, state,
+//! answers, fail-open) can be tested with fakes and crashes injected between steps.
+//! [`Stages`] is the real thing: the snapshot engine, selection, redaction, payload, scorers.
+
+use std::path::Path;
+
+use crate::axes::{self, AXIS_COUNT, Axis, Selected, Thresholds};
+use crate::diff::{self, Change};
+use crate::git::{self, Discovery, Git, GitError, Repo};
+use crate::payload::{self, Outcome, SizePolicy};
+use crate::redact::Redactor;
+use crate::scorer::{self, ScoreError, Scorer, ScorerSettings};
+use crate::select::{self, SelectError, Selection, Selector};
+use crate::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
+
+/// Points between steps where a test may simulate a crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// UserPromptSubmit: the baseline exists, its state is not written yet.
+    BaselineTaken,
+    /// Stop: the payload hash is saved, the scorer not called yet.
+    HashSaved,
+    /// Stop: the scorer answered.
+    Scored,
+    /// Stop: the continuation count is saved, the answer not printed yet.
+    ContinuationSaved,
+}
+
+/// Everything outside the hook that the hook calls.
+pub trait Engine {
+    fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError>;
+    fn snapshot(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        store: &PrivateStore,
+        options: &SnapshotOptions,
+    ) -> Result<Snapshot, GitError>;
+    fn purge(&self, store: &PrivateStore) -> Result<(), GitError>;
+    fn diff(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        store: &PrivateStore,
+        base: &Snapshot,
+        head: &Snapshot,
+    ) -> Result<Vec<Change>, GitError>;
+    fn select(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        changes: Vec<Change>,
+        excludes: &[String],
+    ) -> Result<Result<Selection, SelectError>, GitError>;
+    fn payload(&self, kept: &[Change], policy: &SizePolicy) -> Outcome;
+    fn scorer(
+        &self,
+        settings: &ScorerSettings,
+    ) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError>;
+    fn axes(&self) -> &'static [Axis; AXIS_COUNT];
+    fn select_axes(&self, scores: &[f64; AXIS_COUNT], thresholds: &Thresholds) -> Vec<Selected>;
+    /// Called between steps; does nothing in the real engine.
+    fn checkpoint(&self, _at: Checkpoint) {}
+}
+
+/// The real stages.
+#[derive(Debug, Default)]
+pub struct Stages;
+
+impl Engine for Stages {
+    fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
+        git::discover(git, cwd)
+    }
+
+    fn snapshot(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        store: &PrivateStore,
+        options: &SnapshotOptions,
+    ) -> Result<Snapshot, GitError> {
+        snapshot::take(git, repo, store, options)
+    }
+
+    fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
+        snapshot::purge_prompt(store)
+    }
+
+    fn diff(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        store: &PrivateStore,
+        base: &Snapshot,
+        head: &Snapshot,
+    ) -> Result<Vec<Change>, GitError> {
+        diff::diff(git, repo, store, base, head)
+    }
+
+    fn select(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        changes: Vec<Change>,
+        excludes: &[String],
+    ) -> Result<Result<Selection, SelectError>, GitError> {
+        let selector = match Selector::new(excludes) {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(e)),
+        };
+        let paths: Vec<Vec<u8>> = changes
+            .iter()
+            .flat_map(|c| std::iter::once(c.path.clone()).chain(c.old_path.clone()))
+            .collect();
+        let attributes = select::read_attributes(git, repo, &paths)?;
+        Ok(Ok(select::select(changes, &selector, &attributes)))
+    }
+
+    fn payload(&self, kept: &[Change], policy: &SizePolicy) -> Outcome {
+        payload::build(kept, &Redactor::new(), policy)
+    }
+
+    fn scorer(
+        &self,
+        settings: &ScorerSettings,
+    ) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError> {
+        scorer::build(settings)
+    }
+
+    fn axes(&self) -> &'static [Axis; AXIS_COUNT] {
+        axes::axes()
+    }
+
+    fn select_axes(&self, scores: &[f64; AXIS_COUNT], thresholds: &Thresholds) -> Vec<Selected> {
+        axes::select(scores, thresholds)
+    }
+}

@@ -1,0 +1,279 @@
+//! The hook: one event on stdin, dispatched to UserPromptSubmit, Stop or SessionEnd, answered
+//! with at most one JSON object on stdout. Every failure is handled here, in one place: it
+//! becomes a class, one stderr line, and at most one notice per session per class; the exit
+//! code is always 0 and a panic is caught and treated the same way.
+
+pub mod answer;
+pub mod engine;
+pub mod event;
+pub mod failure;
+pub mod prompt;
+pub mod state;
+pub mod stop;
+#[cfg(test)]
+mod tests;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::json;
+
+use crate::config::HostEnv;
+use crate::git::Git;
+use crate::store::Store;
+use answer::Answer;
+use engine::Engine;
+use event::{Dispatch, Event, EventName};
+use failure::Failure;
+
+/// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s).
+pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
+/// Deadline of one git call on UserPromptSubmit (whose hook timeout is 30 s).
+pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(6);
+/// Deadline of one git call on Stop.
+pub const STOP_GIT_DEADLINE: Duration = Duration::from_secs(10);
+/// SessionEnd hooks share 1.5 s; we stop removing well before.
+pub const SESSION_END_BUDGET: Duration = Duration::from_millis(1000);
+
+/// What the hook runs with.
+pub struct Context<'a> {
+    pub env: &'a HostEnv,
+    pub engine: &'a dyn Engine,
+    pub git: Git,
+    pub scorer_budget: Duration,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(env: &'a HostEnv, engine: &'a dyn Engine) -> Context<'a> {
+        Context {
+            env,
+            engine,
+            git: Git::default(),
+            scorer_budget: SCORER_BUDGET,
+        }
+    }
+
+    fn now(&self) -> SystemTime {
+        self.env.now
+    }
+
+    fn data_dir(&self) -> Result<std::path::PathBuf, Failure> {
+        self.env.data_dir().ok_or_else(|| {
+            Failure::new(
+                "store_io",
+                "no data dir: neither CLAUDE_PLUGIN_DATA, XDG_STATE_HOME nor HOME is set",
+            )
+        })
+    }
+
+    /// Opens the store, creating it (UserPromptSubmit with a mode that writes).
+    fn create_store(&self) -> Result<Store, Failure> {
+        Ok(Store::open(&self.data_dir()?)?)
+    }
+
+    /// Opens the store only when it exists (Stop, SessionEnd, notices: never create it).
+    fn existing_store(&self) -> Result<Option<Store>, Failure> {
+        let root = self.data_dir()?;
+        if std::fs::symlink_metadata(&root).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(Store::open(&root)?))
+    }
+}
+
+/// The result of handling one event, before fail-open rendering.
+#[derive(Debug, Default)]
+pub struct Reply {
+    pub answer: Answer,
+    /// Short machine-readable outcome for stderr and the decision log.
+    pub outcome: &'static str,
+    /// Extra fields for the decision log (never diff content).
+    pub log: Option<serde_json::Value>,
+}
+
+impl Reply {
+    pub fn quiet(outcome: &'static str) -> Reply {
+        Reply {
+            outcome,
+            ..Reply::default()
+        }
+    }
+}
+
+/// What the process prints.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// The one JSON object for stdout, if any.
+    pub stdout: Option<String>,
+    /// Lines for stderr.
+    pub stderr: Vec<String>,
+    /// The outcome (for tests and the demo).
+    pub outcome: String,
+    /// The failure class, if the event failed.
+    pub class: Option<String>,
+}
+
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Routes panic messages into the fail-open path instead of printing them: stdout stays clean
+/// and stderr gets exactly one line from [`handle`].
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        if let Ok(mut slot) = LAST_PANIC.lock() {
+            *slot = Some(format!("{msg}{place}"));
+        }
+    }));
+}
+
+/// Handles one hook invocation: `input` is stdin, `argv` the subcommand's event, if any.
+pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
+    let event = match Event::decode(input) {
+        Ok(e) => e,
+        Err(e) => return fail(ctx, &Event::default(), "hook", Failure::from(e)),
+    };
+    let name = match event.dispatch(argv) {
+        Dispatch::Known(name) => name,
+        Dispatch::Other(_) | Dispatch::Unnamed => {
+            return Output {
+                outcome: "ignored".into(),
+                ..Output::default()
+            };
+        }
+    };
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| match name {
+        EventName::UserPromptSubmit => prompt::submit(ctx, &event),
+        EventName::Stop => stop::stop(ctx, &event),
+        EventName::SessionEnd => session_end(ctx, &event),
+    }));
+    let label = name.protocol_name();
+    let reply = match result {
+        Ok(Ok(reply)) => reply,
+        Ok(Err(failure)) => return fail(ctx, &event, label, failure),
+        Err(payload) => {
+            let msg = LAST_PANIC
+                .lock()
+                .ok()
+                .and_then(|mut s| s.take())
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".into());
+            return fail(ctx, &event, label, Failure::new("panic", msg));
+        }
+    };
+    if name == EventName::Stop {
+        log(ctx, &event, label, reply.outcome, None, reply.log.clone());
+    }
+    Output {
+        stdout: reply.answer.render(
+            label,
+            name != EventName::SessionEnd
+                && !(event.is_codex() && name == EventName::UserPromptSubmit),
+        ),
+        stderr: vec![format!("jev-preflight: {label}: {}", reply.outcome)],
+        outcome: reply.outcome.into(),
+        class: None,
+    }
+}
+
+/// The one fail-open path.
+fn fail(ctx: &Context, event: &Event, label: &str, failure: Failure) -> Output {
+    let mut answer = Answer::default();
+    let shows = match label {
+        "SessionEnd" => false,
+        "UserPromptSubmit" => !event.is_codex(),
+        _ => true,
+    };
+    if shows && first_notice(ctx, event, &failure.class) {
+        answer.messages.push(failure.notice());
+    }
+    log(ctx, event, label, "failed", Some(&failure.class), None);
+    let event_name = if label == "hook" { "Stop" } else { label };
+    Output {
+        stdout: answer.render(event_name, shows),
+        stderr: vec![failure.stderr_line(label)],
+        outcome: "failed".into(),
+        class: Some(failure.class),
+    }
+}
+
+/// Whether this is the first notice of `class` in the session. When the store cannot record
+/// it, the notice is shown (better once too often than a silent failure).
+fn first_notice(ctx: &Context, event: &Event, class: &str) -> bool {
+    let Ok(dir) = ctx.data_dir() else { return true };
+    match Store::open(&dir) {
+        Ok(store) => store
+            .session(event.session_key())
+            .notice_once(class)
+            .unwrap_or(!matches!(class, "store_busy")),
+        Err(_) => true,
+    }
+}
+
+/// Appends to the decision log `status` reads; never fails the hook.
+fn log(
+    ctx: &Context,
+    event: &Event,
+    label: &str,
+    outcome: &str,
+    class: Option<&str>,
+    extra: Option<serde_json::Value>,
+) {
+    let Ok(Some(store)) = ctx.existing_store() else {
+        return;
+    };
+    let mut entry = json!({
+        "time": ctx.now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+        "event": label,
+        "session": crate::store::key("session", event.session_key())[..12].to_owned(),
+        "outcome": outcome,
+    });
+    if let Some(class) = class {
+        entry["class"] = json!(class);
+    }
+    if let Some(serde_json::Value::Object(extra)) = extra {
+        for (k, v) in extra {
+            entry[k] = v;
+        }
+    }
+    let _ = store.log_decision(&entry);
+}
+
+/// SessionEnd: remove everything this session left, inside the shared 1.5 s budget.
+fn session_end(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+    let start = Instant::now();
+    let Some(store) = ctx.existing_store()? else {
+        return Ok(Reply::quiet("nothing stored"));
+    };
+    let session = store.session(event.session_key());
+    if !session.dir().exists() {
+        return Ok(Reply::quiet("nothing stored"));
+    }
+    if session.remove_all(start + SESSION_END_BUDGET) {
+        Ok(Reply::quiet("session removed"))
+    } else {
+        Ok(Reply::quiet(
+            "session partly removed; the sweep finishes it",
+        ))
+    }
+}
+
+/// Stdin could not be read at all.
+pub fn handle_unreadable(ctx: &Context, error: &std::io::Error) -> Output {
+    fail(
+        ctx,
+        &Event::default(),
+        "hook",
+        Failure::new("input_invalid", format!("could not read stdin: {error}")),
+    )
+}

@@ -1,0 +1,96 @@
+//! UserPromptSubmit: take the baseline of the turn and freeze the repository config with it.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::config::{self, Frozen, Mode};
+use crate::git::Discovery;
+use crate::hook::engine::Checkpoint;
+use crate::hook::event::Event;
+use crate::hook::failure::Failure;
+use crate::hook::state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::{Context, PROMPT_GIT_DEADLINE, Reply};
+use crate::snapshot::{PrivateStore, SnapshotOptions};
+
+/// Most store entries the age sweep looks at per prompt.
+const SWEEP_BUDGET: usize = 2000;
+
+pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+    let Some(cwd) = event.cwd.as_deref() else {
+        return Ok(Reply::quiet("no cwd in the event"));
+    };
+    let git = ctx.git.clone().with_deadline(PROMPT_GIT_DEADLINE);
+    let repo = match ctx.engine.discover(&git, Path::new(cwd))? {
+        Discovery::Found(repo) => repo,
+        Discovery::NotARepo => return Ok(Reply::quiet("not a repository")),
+        Discovery::Bare => return Ok(Reply::quiet("bare repository")),
+    };
+    // Read and validate both configs before anything is written: `mode: off` writes nothing.
+    let (repo_config, config_hash) =
+        config::read_repo_config(&repo.top).map_err(Failure::repo_config)?;
+    let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
+    let frozen = Frozen::resolve(&repo_config, &user);
+    if frozen.mode == Mode::Off {
+        return Ok(Reply::quiet("mode off"));
+    }
+
+    let store = ctx.create_store()?;
+    store.sweep(ctx.now(), SWEEP_BUDGET);
+    let session = store.session(event.session_key());
+    session.ensure()?;
+    let key = match event.prompt_key() {
+        Some(key) => key,
+        None => format!("seq:{}", session.next_seq()?),
+    };
+    let prompt = session.prompt(&key);
+    let Some(_lock) = prompt.create_and_lock()? else {
+        return Ok(Reply::quiet("another hook process is taking this baseline"));
+    };
+    match prompt.read_state::<PromptState>() {
+        // A repeated event for a prompt we already know keeps the first baseline.
+        Ok(Some(_)) => return Ok(Reply::quiet("duplicate prompt; first baseline kept")),
+        Ok(None) => {}
+        Err(e) => {
+            let _ = prompt.remove();
+            return Err(e.into());
+        }
+    }
+    let private = PrivateStore {
+        prompt: prompt.snapshot_dir(),
+        tree_cache: store.repo_cache(&repo.common_dir)?,
+    };
+    let options = SnapshotOptions {
+        untracked_cap: frozen.untracked_max_bytes,
+    };
+    let baseline = match ctx.engine.snapshot(&git, &repo, &private, &options) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = ctx.engine.purge(&private);
+            let _ = prompt.remove();
+            return Err(e.into());
+        }
+    };
+    ctx.engine.checkpoint(Checkpoint::BaselineTaken);
+    let state = PromptState {
+        version: STATE_VERSION,
+        phase: Phase::Baseline,
+        repo_top: repo.top.clone(),
+        tree_cache: private.tree_cache.clone(),
+        config: frozen,
+        config_hash,
+        baseline: Some(baseline),
+        scored: Vec::new(),
+        continuations: 0,
+        created_unix: ctx
+            .now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+    };
+    if let Err(e) = prompt.write_state(&state) {
+        let _ = ctx.engine.purge(&private);
+        let _ = prompt.remove();
+        return Err(e.into());
+    }
+    Ok(Reply::quiet("baseline taken"))
+}

@@ -1,0 +1,40 @@
+//! The persisted state of one prompt: the frozen config, the baseline, and the loop gates.
+
+use std::path::PathBuf;
+
+use crate::config::Frozen;
+use crate::snapshot::Snapshot;
+
+/// Version of the state file format; another version is a foreign file.
+pub const STATE_VERSION: u32 = 1;
+
+/// Where a prompt is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// A baseline is waiting for the turn's Stop.
+    Baseline,
+    /// The one continuation was issued; the next Stop finishes the prompt.
+    Continued,
+    /// Done: no baseline, no content; kept only so that duplicates stay no-ops.
+    Finished,
+}
+
+/// `state.json` of one prompt. Parsed strictly: anything unexpected is corrupt.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptState {
+    pub version: u32,
+    pub phase: Phase,
+    pub repo_top: PathBuf,
+    /// The per-repository tree cache the baseline was written with.
+    pub tree_cache: PathBuf,
+    pub config: Frozen,
+    /// SHA-256 of `.jev-preflight.json` as read at UserPromptSubmit (`None`: no file).
+    pub config_hash: Option<String>,
+    pub baseline: Option<Snapshot>,
+    /// Payload hashes already sent to a scorer for this prompt.
+    pub scored: Vec<String>,
+    pub continuations: u32,
+    pub created_unix: u64,
+}

@@ -1,0 +1,216 @@
+//! Stop: the pipeline of SPEC §1, top to bottom — gates, snapshot, diff, select, redact and
+//! payload, hash gate, score, threshold and top 3, answer — at most once per prompt.
+
+use serde_json::json;
+
+use crate::axes::AXIS_IDS;
+use crate::config::{self, Mode};
+use crate::git::Discovery;
+use crate::hook::answer::{self, Finding};
+use crate::hook::engine::Checkpoint;
+use crate::hook::event::Event;
+use crate::hook::failure::Failure;
+use crate::hook::state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
+use crate::payload::{Outcome, SkipReason};
+use crate::snapshot::{PrivateStore, SnapshotOptions};
+use crate::store::PromptStore;
+
+/// Told to the user when the agent (or anyone) edited the repo config during the turn.
+pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
+
+pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+    // Gate 1: background work pending means the session is paused, not done.
+    if event.background_pending() {
+        return Ok(Reply::quiet("background work pending; baseline kept"));
+    }
+    let Some(store) = ctx.existing_store()? else {
+        return Ok(Reply::quiet("no baseline"));
+    };
+    let session = store.session(event.session_key());
+    let key = match event.prompt_key() {
+        Some(key) => key,
+        None => match session.current_seq()? {
+            0 => return Ok(Reply::quiet("no baseline")),
+            n => format!("seq:{n}"),
+        },
+    };
+    let prompt = session.prompt(&key);
+    // Gate 2: one Stop at a time per prompt; a concurrent one does nothing.
+    let Some(_lock) = prompt.lock_existing()? else {
+        return Ok(Reply::quiet(
+            "no baseline, or another Stop is evaluating this prompt",
+        ));
+    };
+    let mut state = match prompt.read_state::<PromptState>() {
+        Ok(Some(state)) if state.version == STATE_VERSION => state,
+        Ok(None) => {
+            prompt.remove()?;
+            return Ok(Reply::quiet("no baseline"));
+        }
+        other => {
+            let _ = prompt.remove();
+            return Err(match other {
+                Err(e) => e.into(),
+                _ => Failure::new("state_corrupt", "state file of another version"),
+            });
+        }
+    };
+    let private = PrivateStore {
+        prompt: prompt.snapshot_dir(),
+        tree_cache: state.tree_cache.clone(),
+    };
+    // Gate 3: the loop gates. A continuation was issued, or the host says a Stop hook
+    // already continued this turn: finish without evaluating.
+    if state.phase != Phase::Baseline || state.continuations > 0 || event.stop_hook_active {
+        let outcome = match state.phase {
+            Phase::Finished => "prompt already finished",
+            _ if event.stop_hook_active => "stop_hook_active; prompt finished",
+            _ => "continuation already issued; prompt finished",
+        };
+        if state.phase != Phase::Finished {
+            finish(ctx, &prompt, &private, &mut state);
+        }
+        return Ok(Reply::quiet(outcome));
+    }
+
+    let config_changed = config::repo_config_hash(&state.repo_top)
+        .map(|h| h != state.config_hash)
+        .unwrap_or(true);
+    let result = evaluate(ctx, event, &prompt, &private, &mut state);
+    if state.phase == Phase::Baseline {
+        finish(ctx, &prompt, &private, &mut state);
+    }
+    let mut reply = result?;
+    if config_changed {
+        reply.answer.messages.insert(0, CONFIG_CHANGED.to_owned());
+    }
+    Ok(reply)
+}
+
+/// Snapshot → diff → select → payload → hash gate → score → select axes → answer.
+/// Leaves `state.phase` at `Baseline` unless it issued the continuation.
+fn evaluate(
+    ctx: &Context,
+    event: &Event,
+    prompt: &PromptStore,
+    private: &PrivateStore,
+    state: &mut PromptState,
+) -> Result<Reply, Failure> {
+    let engine = ctx.engine;
+    let git = ctx.git.clone().with_deadline(STOP_GIT_DEADLINE);
+    let frozen = state.config.clone();
+    let Some(baseline) = state.baseline.clone() else {
+        return Ok(Reply::quiet("no baseline"));
+    };
+    let repo = match engine.discover(&git, &state.repo_top)? {
+        Discovery::Found(repo) => repo,
+        _ => return Ok(Reply::quiet("repository is gone")),
+    };
+    // Snapshot and diff.
+    let options = SnapshotOptions {
+        untracked_cap: frozen.untracked_max_bytes,
+    };
+    let head = engine.snapshot(&git, &repo, private, &options)?;
+    let changes = engine.diff(&git, &repo, private, &baseline, &head)?;
+    let changed = changes.len();
+
+    // Select paths, then redact into the canonical payload under the size policy.
+    let selection = engine.select(&git, &repo, changes, &frozen.exclude)??;
+    let payload = match engine.payload(&selection.kept, &frozen.size_policy()) {
+        Outcome::Ready(payload) => payload,
+        Outcome::Empty => {
+            return Ok(Reply {
+                log: Some(json!({"changed": changed, "excluded": selection.excluded.len()})),
+                ..Reply::quiet("nothing to score")
+            });
+        }
+        Outcome::Skipped(SkipReason::TooLarge { bytes, max_bytes }) => {
+            return Ok(Reply {
+                log: Some(json!({"payload_bytes": bytes, "max_diff_bytes": max_bytes})),
+                ..Reply::quiet("diff over maxDiffBytes; skipped")
+            });
+        }
+    };
+
+    // Hash gate: one request per distinct diff per prompt, recorded before the request.
+    if state.scored.contains(&payload.hash) {
+        return Ok(Reply::quiet("same diff already scored"));
+    }
+    state.scored.push(payload.hash.clone());
+    prompt.write_state(state)?;
+    engine.checkpoint(Checkpoint::HashSaved);
+
+    // Score with the scorer the user chose.
+    let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
+    let scorer = engine.scorer(&user.scorer)?;
+    let scores = scorer.score(&payload, ctx.scorer_budget)?;
+    engine.checkpoint(Checkpoint::Scored);
+    let selected = engine.select_axes(&scores.values, &frozen.thresholds());
+    let log = json!({
+        "scorer": scorer.name(),
+        "model": scores.model,
+        "scores": AXIS_IDS.iter().zip(scores.values).map(|(id, v)| (id.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "selected": selected.iter().map(|s| AXIS_IDS[s.axis]).collect::<Vec<_>>(),
+        "files": payload.files.len(),
+        "payload_bytes": payload.json.len(),
+        "redactions": payload.redactions.total(),
+        "hash": payload.hash[..16].to_owned(),
+    });
+    if selected.is_empty() {
+        return Ok(Reply {
+            log: Some(log),
+            ..Reply::quiet("below threshold")
+        });
+    }
+
+    // Answer.
+    let mut reply = Reply {
+        log: Some(log),
+        ..Reply::default()
+    };
+    match frozen.mode {
+        Mode::Off => reply.outcome = "mode off",
+        Mode::Report => {
+            reply.outcome = "reported";
+            reply
+                .answer
+                .messages
+                .push(answer::report_line(&selected, &payload.files));
+        }
+        Mode::Assist => {
+            let text = answer::assist_text(&Finding {
+                selected: &selected,
+                axes: engine.axes(),
+                evidence: &scores.evidence,
+                files: &payload.files,
+                omitted: &payload.omitted,
+            });
+            let form =
+                answer::choose_form(frozen.answer, event.is_codex(), event.prompt_id.is_some());
+            // The count is saved before the answer exists: a crash from here on can lose the
+            // continuation, never repeat it.
+            state.phase = Phase::Continued;
+            state.continuations += 1;
+            state.baseline = None;
+            let _ = engine.purge(private);
+            let _ = crate::store::remove_entry(&private.prompt);
+            prompt.write_state(state)?;
+            engine.checkpoint(Checkpoint::ContinuationSaved);
+            reply.outcome = "continued";
+            reply.answer.continuation = Some((form, text));
+        }
+    }
+    Ok(reply)
+}
+
+/// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.
+fn finish(ctx: &Context, prompt: &PromptStore, private: &PrivateStore, state: &mut PromptState) {
+    let _ = ctx.engine.purge(private);
+    let _ = crate::store::remove_entry(&prompt.snapshot_dir());
+    state.phase = Phase::Finished;
+    state.baseline = None;
+    if prompt.write_state(state).is_err() {
+        let _ = prompt.remove();
+    }
+}
