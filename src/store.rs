@@ -497,6 +497,17 @@ impl SessionStore {
         Ok(true)
     }
 
+    /// Every prompt directory of this session.
+    pub fn prompts(&self) -> Vec<PromptStore> {
+        std::fs::read_dir(self.dir.join("prompts"))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| PromptStore { dir: e.path() })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// One prompt's directory, by the key the hook derived for it.
     pub fn prompt(&self, prompt_key: &str) -> PromptStore {
         PromptStore {

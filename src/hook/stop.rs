@@ -205,7 +205,12 @@ fn evaluate(
 }
 
 /// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.
-fn finish(ctx: &Context, prompt: &PromptStore, private: &PrivateStore, state: &mut PromptState) {
+pub(crate) fn finish(
+    ctx: &Context,
+    prompt: &PromptStore,
+    private: &PrivateStore,
+    state: &mut PromptState,
+) {
     let _ = ctx.engine.purge(private);
     let _ = crate::store::remove_entry(&prompt.snapshot_dir());
     state.phase = Phase::Finished;

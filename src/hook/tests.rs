@@ -592,6 +592,24 @@ fn panics_are_caught_and_classified() {
 }
 
 #[test]
+fn a_new_prompt_ends_the_earlier_ones() {
+    let w = World::new();
+    w.run("UserPromptSubmit", json!({}));
+    w.work("risky, interrupted before Stop");
+    w.run("UserPromptSubmit", json!({"prompt_id": "p2"}));
+    assert_eq!(
+        w.files().iter().filter(|f| f.contains("blob-")).count(),
+        1,
+        "{:?}",
+        w.files()
+    );
+    // The interrupted prompt never continues; the new one does.
+    assert_eq!(w.run("Stop", json!({})).stdout, None);
+    w.work("risky, second turn");
+    assert!(continues(&w.run("Stop", json!({"prompt_id": "p2"}))));
+}
+
+#[test]
 fn session_end_removes_the_session() {
     let w = World::new();
     w.run("UserPromptSubmit", json!({}));
