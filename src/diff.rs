@@ -1,8 +1,15 @@
 //! The turn diff: what changed between two private snapshots.
-//! (Interface fixed; implementation lands with issue 2.)
+//!
+//! One `git diff-tree` prints the three views NUL-delimited, in this order: the raw
+//! name-status records, the numstat records, a NUL, then the patch. The patch is split per
+//! file by matching each section's `diff --git` header against the header git must have
+//! written for the raw record's paths, and the three views are cross-checked (same paths,
+//! same binary verdict, same added/removed line counts) before anything is trusted.
+
+mod parse;
 
 use crate::git::{Git, GitError, Repo};
-use crate::snapshot::{PrivateStore, Snapshot};
+use crate::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot};
 
 /// How a path changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -29,6 +36,30 @@ pub struct Change {
     pub oversized: Option<u64>,
 }
 
+/// The fixed diff options: renames at 50%, `a/` `b/` prefixes, 3 lines of context, no color,
+/// no relative paths, short submodules, and no program the repository could configure.
+const DIFF_ARGS: &[&str] = &[
+    "-c",
+    "core.quotePath=true",
+    "diff-tree",
+    "-r",
+    "-z",
+    "--raw",
+    "--numstat",
+    "--patch",
+    "-M50%",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-U3",
+    "--no-color",
+    "--no-relative",
+    "--submodule=short",
+    "--ignore-submodules=none",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--full-index",
+];
+
 /// Diffs two snapshots of the same prompt, in path order.
 pub fn diff(
     git: &Git,
@@ -37,6 +68,73 @@ pub fn diff(
     base: &Snapshot,
     head: &Snapshot,
 ) -> Result<Vec<Change>, GitError> {
-    let _ = (git, repo, store, base, head);
-    unimplemented!("issue 2")
+    let mut changes = if base.tree == head.tree {
+        Vec::new()
+    } else {
+        let dirs = Dirs::for_read(store)?;
+        let runner = Runner {
+            git,
+            repo,
+            dirs: &dirs,
+            filters: &[],
+        };
+        let mut args: Vec<&str> = DIFF_ARGS.to_vec();
+        args.extend([base.tree.as_str(), head.tree.as_str(), "--"]);
+        let cmd = runner.git(Access::Read, &args)?;
+        parse::parse(&runner.git_output(cmd, None)?)?
+    };
+    merge_oversized(repo, &mut changes, &base.oversized, &head.oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// Adds the files that were too large to snapshot, as metadata-only changes.
+fn merge_oversized(
+    repo: &Repo,
+    changes: &mut Vec<Change>,
+    base: &[OversizedFile],
+    head: &[OversizedFile],
+) {
+    let metadata_only = |path: &[u8], status, size| Change {
+        path: path.to_vec(),
+        old_path: None,
+        status,
+        binary: false,
+        patch: Vec::new(),
+        oversized: Some(size),
+    };
+    for now in head {
+        let before = base.iter().find(|b| b.path == now.path);
+        if before.is_some_and(|b| b.size == now.size && b.mtime_ns == now.mtime_ns) {
+            continue;
+        }
+        changes.retain(|c| c.path != now.path);
+        let status = if now.tracked || before.is_some() {
+            Status::Modified
+        } else {
+            Status::Added
+        };
+        changes.push(metadata_only(&now.path, status, now.size));
+    }
+    for gone in base
+        .iter()
+        .filter(|b| !head.iter().any(|h| h.path == b.path))
+    {
+        if let Some(change) = changes.iter_mut().find(|c| c.path == gone.path) {
+            // It existed at the baseline, only too large to read: now it has content.
+            if change.status == Status::Added {
+                change.status = Status::Modified;
+            }
+            continue;
+        }
+        let exists =
+            std::fs::symlink_metadata(repo.top.join(crate::snapshot::path_from_bytes(&gone.path)))
+                .is_ok();
+        let status = if exists {
+            Status::Modified
+        } else {
+            Status::Deleted
+        };
+        changes.push(metadata_only(&gone.path, status, gone.size));
+    }
 }

@@ -1,9 +1,25 @@
 //! Private snapshots of a working tree: a private index and object store outside the repo.
-//! (Interface fixed; implementation lands with issue 2.)
+//!
+//! A snapshot is one `git status` walk over a private copy of the index, an `update-index`
+//! of just the paths that walk reported (content blobs go to the prompt's object store), and
+//! a `write-tree` whose new trees go to a per-repository tree cache. Every command that
+//! writes objects sees only our own stores, because git refreshes the mtime of any object it
+//! would write that already exists in a store it can see; commands that only read also see
+//! the repository's real store through an alternate.
 
-use std::path::PathBuf;
+mod status;
+mod store;
 
-use crate::git::{Git, GitError, Repo};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use crate::git::{Git, GitError, ObjectFormat, Repo, quote};
+use crate::subprocess::ProcessError;
+
+pub(crate) use store::Dirs;
+pub use store::{Sweep, sweep_tree_cache};
 
 /// Default size above which an untracked file is reported but never read.
 pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
@@ -11,6 +27,9 @@ pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
 /// Knobs for taking a snapshot.
 #[derive(Debug, Clone)]
 pub struct SnapshotOptions {
+    /// Files larger than this are never read or stored; they are reported as metadata only.
+    /// The cap applies to every file a snapshot would have to read: untracked files, and
+    /// tracked files whose working-tree copy changed.
     pub untracked_cap: u64,
 }
 
@@ -26,6 +45,9 @@ impl Default for SnapshotOptions {
 ///
 /// `prompt` holds the private index and content objects and is removed when the prompt ends;
 /// `tree_cache` is a per-repository object store that may keep tree objects across prompts.
+/// Both are created 0700 when missing; neither may be a symlink or overlap the repository.
+/// A prompt's first [`take`] seeds the private index from the real one; later calls for the
+/// same prompt reuse it, so purge the prompt (see [`purge_prompt`]) before a new baseline.
 #[derive(Debug, Clone)]
 pub struct PrivateStore {
     pub prompt: PathBuf,
@@ -37,6 +59,12 @@ pub struct PrivateStore {
 pub struct OversizedFile {
     pub path: Vec<u8>,
     pub size: u64,
+    /// Modification time in nanoseconds since the epoch, to tell two oversized states apart.
+    #[serde(default)]
+    pub mtime_ns: u64,
+    /// Whether the private index tracked the path (its old content is in the other snapshot).
+    #[serde(default)]
+    pub tracked: bool,
 }
 
 /// One snapshot: a tree id in the private store plus what was too large to include.
@@ -53,12 +81,327 @@ pub fn take(
     store: &PrivateStore,
     options: &SnapshotOptions,
 ) -> Result<Snapshot, GitError> {
-    let _ = (git, repo, store, options);
-    unimplemented!("issue 2")
+    let dirs = Dirs::prepare(store, repo)?;
+    let run = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &repo.filters,
+    };
+    run.seed_index()?;
+
+    let status = run.git(
+        Access::Read,
+        &[
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            // A dirty submodule's files are not part of this tree; only its commit is, and that
+            // is read from its HEAD without running anything inside it.
+            "--ignore-submodules=dirty",
+        ],
+    )?;
+    let pending = status::parse(&run.git_output(status, None)?)?;
+
+    let (stage, oversized) = partition_by_size(repo, pending, options.untracked_cap);
+
+    let index_before = index_identity(&dirs.index);
+    if !stage.is_empty() {
+        let cmd = run.git(
+            Access::WriteBlobs,
+            &[
+                "update-index",
+                "--add",
+                "--remove",
+                "--replace",
+                "-z",
+                "--stdin",
+            ],
+        )?;
+        run.git_output(cmd, Some(stage))?;
+    } else if let Some(tree) = run.reusable_tree(index_before) {
+        // Nothing changed since the last tree of this private index: it is still the tree.
+        return Ok(Snapshot { tree, oversized });
+    }
+
+    let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
+    let out = run.git_output(cmd, None)?;
+    let tree = parse_oid(&out, repo)?;
+    run.remember_tree(&tree);
+    Ok(Snapshot { tree, oversized })
 }
 
 /// Removes the prompt's private index and objects.
 pub fn purge_prompt(store: &PrivateStore) -> Result<(), GitError> {
-    let _ = store;
-    unimplemented!("issue 2")
+    store::remove_prompt(&store.prompt)
+}
+
+/// Which object stores a git command may see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Reads only: prompt objects, plus the tree cache and the real store as alternates.
+    Read,
+    /// Writes content blobs into the prompt's store and sees nothing else.
+    WriteBlobs,
+    /// Writes trees into the tree cache; sees the prompt's blobs, never the real store.
+    WriteTrees,
+}
+
+pub(crate) struct Runner<'a> {
+    pub git: &'a Git,
+    pub repo: &'a Repo,
+    pub dirs: &'a Dirs,
+    pub filters: &'a [Vec<u8>],
+}
+
+impl Runner<'_> {
+    /// A hardened git command against the private index and the stores `access` allows.
+    pub fn git(&self, access: Access, args: &[&str]) -> Result<Command, GitError> {
+        let mut cmd = self.git.command(&self.repo.top);
+        cmd.env("GIT_INDEX_FILE", &self.dirs.index);
+        match access {
+            Access::Read => {
+                cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.objects);
+                cmd.env(
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                    quote::alternates(&[&self.dirs.tree_objects, &self.repo.objects]),
+                );
+            }
+            Access::WriteBlobs => {
+                cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.objects);
+                // Content blobs live only until the prompt ends; syncing them buys nothing.
+                cmd.arg("-c").arg("core.fsync=none");
+            }
+            Access::WriteTrees => {
+                cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.tree_objects);
+                cmd.env(
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                    quote::alternates(&[&self.dirs.objects]),
+                );
+            }
+        }
+        // Our private index never needs its trailing checksum (git ≥ 2.40 skips it).
+        cmd.arg("-c").arg("index.skipHash=true");
+        self.neutralize_filters(&mut cmd);
+        cmd.args(args);
+        Ok(cmd)
+    }
+
+    /// Every configured filter driver becomes a no-op: an empty `process` makes git skip
+    /// `clean` too, and `required=false` keeps the skipped filter from being an error.
+    /// Names travel in `GIT_CONFIG_*` variables, which take any bytes a name may hold.
+    fn neutralize_filters(&self, cmd: &mut Command) {
+        let mut n = 0;
+        for name in self.filters {
+            for (key, value) in [("process", ""), ("clean", "cat"), ("required", "false")] {
+                let mut k = b"filter.".to_vec();
+                k.extend_from_slice(name);
+                k.push(b'.');
+                k.extend_from_slice(key.as_bytes());
+                cmd.env(format!("GIT_CONFIG_KEY_{n}"), os_from_bytes(k));
+                cmd.env(format!("GIT_CONFIG_VALUE_{n}"), value);
+                n += 1;
+            }
+        }
+        if n > 0 {
+            cmd.env("GIT_CONFIG_COUNT", n.to_string());
+        }
+    }
+
+    pub fn git_output(&self, cmd: Command, stdin: Option<Vec<u8>>) -> Result<Vec<u8>, GitError> {
+        self.git.run(cmd, stdin)
+    }
+
+    /// Seeds the private index on a prompt's first snapshot.
+    fn seed_index(&self) -> Result<(), GitError> {
+        let index = &self.dirs.index;
+        if index.exists() {
+            // A lock left by a killed run of ours would block every later write.
+            let lock = index.with_extension("lock");
+            if let Ok(meta) = std::fs::symlink_metadata(&lock)
+                && meta
+                    .modified()
+                    .ok()
+                    .and_then(|m| m.elapsed().ok())
+                    .is_some_and(|age| age.as_secs() > 60)
+            {
+                let _ = std::fs::remove_file(&lock);
+            }
+            return Ok(());
+        }
+        match std::fs::metadata(&self.repo.index) {
+            Ok(meta) => {
+                // A byte copy keeps the stat cache, so only changed files are rehashed. The
+                // copy keeps the original's mtime, because git judges "racily clean" entries
+                // against the index file's own mtime.
+                std::fs::copy(&self.repo.index, index).map_err(|source| GitError::Io {
+                    path: self.repo.index.clone(),
+                    source,
+                })?;
+                if let Ok(mtime) = meta.modified()
+                    && let Ok(file) = std::fs::File::options().write(true).open(index)
+                {
+                    let _ = file.set_modified(mtime);
+                }
+                self.expand_split_index()
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // No index: HEAD's tree; an unborn HEAD leaves the private index absent, which
+                // git reads as empty.
+                let cmd = self.git(Access::Read, &["read-tree", "HEAD^{tree}"])?;
+                match self.git_output(cmd, None) {
+                    Ok(_) => Ok(()),
+                    Err(GitError::Process(ProcessError::Exit { .. })) => {
+                        let _ = std::fs::remove_file(index);
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Err(source) => Err(GitError::Io {
+                path: self.repo.index.clone(),
+                source,
+            }),
+        }
+    }
+
+    /// Rewrites a split private index as a self-contained one, without touching the real
+    /// shared index: git refreshes the mtime of a shared index every time it reads one, so
+    /// the read happens in a scratch git dir holding byte copies of the shared index files.
+    fn expand_split_index(&self) -> Result<(), GitError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| GitError::Io { path, source }
+        };
+        let shared: Vec<PathBuf> = std::fs::read_dir(&self.repo.git_dir)
+            .map_err(io(&self.repo.git_dir))?
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .as_encoded_bytes()
+                    .starts_with(b"sharedindex.")
+            })
+            .map(|e| e.path())
+            .collect();
+        if shared.is_empty() {
+            return Ok(());
+        }
+        let scratch = self.dirs.index.with_file_name("split");
+        let _ = std::fs::remove_dir_all(&scratch);
+        for dir in [scratch.join("objects"), scratch.join("refs")] {
+            std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        }
+        let config = match self.repo.format {
+            ObjectFormat::Sha1 => "[core]\n\trepositoryformatversion = 0\n".to_string(),
+            ObjectFormat::Sha256 => "[core]\n\trepositoryformatversion = 1\n\
+                                     [extensions]\n\tobjectformat = sha256\n"
+                .to_string(),
+        };
+        for (name, body) in [
+            ("HEAD", "ref: refs/heads/main\n".to_string()),
+            ("config", config),
+        ] {
+            let path = scratch.join(name);
+            std::fs::write(&path, body).map_err(io(&path))?;
+        }
+        for file in &shared {
+            let to = scratch.join(file.file_name().unwrap_or_default());
+            std::fs::copy(file, &to).map_err(io(file))?;
+        }
+        let mut cmd = self.git.command(&scratch);
+        cmd.env("GIT_DIR", &scratch)
+            .env("GIT_INDEX_FILE", &self.dirs.index)
+            .args(["update-index", "--no-split-index"]);
+        let result = self.git_output(cmd, None);
+        let _ = std::fs::remove_dir_all(&scratch);
+        result.map(drop)
+    }
+
+    /// The tree last written from this private index, if the index is unchanged since.
+    fn reusable_tree(&self, index_now: Option<(u64, u64)>) -> Option<String> {
+        let text = std::fs::read_to_string(&self.dirs.stamp).ok()?;
+        let mut parts = text.split_whitespace();
+        let tree = parts.next()?;
+        let len: u64 = parts.next()?.parse().ok()?;
+        let mtime: u64 = parts.next()?.parse().ok()?;
+        (index_now? == (len, mtime) && tree.len() == self.repo.format.hex_len())
+            .then(|| tree.to_string())
+    }
+
+    fn remember_tree(&self, tree: &str) {
+        if let Some((len, mtime)) = index_identity(&self.dirs.index) {
+            let _ = std::fs::write(&self.dirs.stamp, format!("{tree} {len} {mtime}\n"));
+        }
+    }
+}
+
+/// Splits the pending paths into the NUL-separated list to restage and the files over `cap`,
+/// judged by `lstat` alone so that an oversized file is never opened.
+fn partition_by_size(
+    repo: &Repo,
+    pending: Vec<status::Pending>,
+    cap: u64,
+) -> (Vec<u8>, Vec<OversizedFile>) {
+    let mut stage = Vec::new();
+    let mut oversized = Vec::new();
+    for item in pending {
+        let path = repo.top.join(path_from_bytes(&item.path));
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() && meta.len() > cap => oversized.push(OversizedFile {
+                path: item.path,
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                tracked: !item.untracked,
+            }),
+            // Gone files are restaged too: `--remove` drops them from the private index.
+            _ => {
+                stage.extend_from_slice(&item.path);
+                stage.push(0);
+            }
+        }
+    }
+    (stage, oversized)
+}
+
+fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
+    let text = std::str::from_utf8(out).unwrap_or("").trim();
+    if text.len() == repo.format.hex_len() && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(text.to_string())
+    } else {
+        Err(GitError::Parse {
+            command: "write-tree".into(),
+            detail: format!("not an object id: `{}`", text.escape_debug()),
+        })
+    }
+}
+
+fn index_identity(index: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(index).ok()?;
+    Some((meta.len(), mtime_ns(&meta)))
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// A repository-relative path as git printed it, as a platform path.
+pub(crate) fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(os_from_bytes(bytes.to_vec()))
+}
+
+fn os_from_bytes(bytes: Vec<u8>) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        OsString::from_vec(bytes)
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }

@@ -1,5 +1,6 @@
-//! Talking to git: the hardened runner and repository discovery.
+//! Talking to git: the hardened runner, repository discovery and git's path quoting.
 
+pub mod quote;
 pub mod repo;
 pub mod runner;
 

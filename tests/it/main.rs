@@ -9,4 +9,6 @@ mod install;
 mod scorer_command;
 mod scorer_jev;
 mod scorer_openai;
+mod snapshot;
+mod snapshot_safety;
 mod support;

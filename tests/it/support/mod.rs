@@ -96,3 +96,4 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_jev-preflight"))
 }
 pub mod hook;
+pub mod inventory;

@@ -1,0 +1,457 @@
+//! The zero-write invariant over a matrix of repository states and turn changes: the real
+//! repository (every path, size, mode, mtime and content hash, and `git status`) is identical
+//! before and after each snapshot and the diff, and the diff holds exactly the turn's changes.
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use jev_preflight::diff::{self, Change, Status};
+use jev_preflight::git::{self, Discovery, Git, Repo};
+use jev_preflight::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
+
+use crate::support::TestRepo;
+use crate::support::inventory::{Inventory, assert_same, inventory, status_v2};
+
+/// A private store in its own temp dir, outside every test repository.
+pub struct Store {
+    pub dir: tempfile::TempDir,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store {
+            dir: tempfile::Builder::new()
+                .prefix("jev-test-store")
+                .tempdir()
+                .unwrap(),
+        }
+    }
+
+    pub fn private(&self) -> PrivateStore {
+        PrivateStore {
+            prompt: self.dir.path().join("prompt"),
+            tree_cache: self.dir.path().join("trees"),
+        }
+    }
+}
+
+pub fn found(git: &Git, dir: &Path) -> Repo {
+    match git::discover(git, dir).unwrap() {
+        Discovery::Found(repo) => repo,
+        other => panic!("expected a repository at {}, got {other:?}", dir.display()),
+    }
+}
+
+fn roots(repo: &Repo) -> Vec<PathBuf> {
+    vec![
+        repo.top.clone(),
+        repo.git_dir.clone(),
+        repo.common_dir.clone(),
+    ]
+}
+
+fn snapshot_of(repo: &Repo) -> Inventory {
+    let roots = roots(repo);
+    let refs: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
+    inventory(&refs)
+}
+
+/// Runs one turn: baseline snapshot, `turn`, current snapshot, diff; checks the repository
+/// is untouched by each of our steps. Returns the changes.
+pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snapshot, Store) {
+    let git = Git::default();
+    let repo = found(&git, dir);
+    let store = Store::new();
+    let opts = SnapshotOptions::default();
+
+    // `git status` itself refreshes a split index's shared file, so it runs before the
+    // inventory is taken and after it is compared.
+    let status = status_v2(&repo.top);
+    let inv = snapshot_of(&repo);
+    let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    assert_same(&inv, &snapshot_of(&repo), "baseline snapshot");
+    assert_eq!(
+        status,
+        status_v2(&repo.top),
+        "baseline snapshot changed git status"
+    );
+
+    turn();
+
+    let status = status_v2(&repo.top);
+    let inv = snapshot_of(&repo);
+    let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
+    assert_same(&inv, &snapshot_of(&repo), "current snapshot and diff");
+    assert_eq!(
+        status,
+        status_v2(&repo.top),
+        "current snapshot changed git status"
+    );
+    (changes, base, head, store)
+}
+
+fn summary(changes: &[Change]) -> Vec<(String, Status)> {
+    changes
+        .iter()
+        .map(|c| (String::from_utf8_lossy(&c.path).into_owned(), c.status))
+        .collect()
+}
+
+fn patch_of<'a>(changes: &'a [Change], path: &str) -> &'a str {
+    let c = changes
+        .iter()
+        .find(|c| c.path == path.as_bytes())
+        .unwrap_or_else(|| panic!("no change for {path}"));
+    std::str::from_utf8(&c.patch).unwrap()
+}
+
+/// A committed repository with a few files in nested directories.
+fn base_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("a.txt", "one\ntwo\nthree\n")
+        .write("b.txt", "bee\n")
+        .write("src/lib.rs", "fn main() {}\n")
+        .write("src/deep/mod.rs", "pub fn f() -> u8 { 1 }\n")
+        .write(
+            "docs/guide.md",
+            (1..=20).map(|i| format!("line {i}\n")).collect::<String>(),
+        )
+        .commit_all("base");
+    repo
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+use Status::*;
+
+#[test]
+fn staged_change_at_baseline_stays_out_of_the_turn() {
+    let r = base_repo();
+    r.write("a.txt", "staged\n");
+    r.git(&["add", "a.txt"]);
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("b.txt", "bee\nsecond\n");
+    });
+    assert_eq!(summary(&changes), [("b.txt".into(), Modified)]);
+    assert!(patch_of(&changes, "b.txt").contains("\n+second\n"));
+}
+
+#[test]
+fn unstaged_change_at_baseline_stays_out_of_the_turn() {
+    let r = base_repo();
+    r.write("a.txt", "unstaged edit\n");
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("a.txt", "unstaged edit\nturn edit\n");
+    });
+    assert_eq!(summary(&changes), [("a.txt".into(), Modified)]);
+    let patch = patch_of(&changes, "a.txt");
+    assert!(patch.contains("\n unstaged edit\n+turn edit\n"), "{patch}");
+}
+
+#[test]
+fn untracked_and_ignored_files() {
+    let r = base_repo();
+    r.write(".gitignore", "*.log\n").commit_all("ignore");
+    r.write("notes.txt", "untracked at baseline\n")
+        .write("old.log", "ignored at baseline\n");
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("new.log", "ignored in turn\n")
+            .write("notes.txt", "untracked at baseline\nedited\n")
+            .write("fresh/new.txt", "new\n");
+    });
+    assert_eq!(
+        summary(&changes),
+        [
+            ("fresh/new.txt".into(), Added),
+            ("notes.txt".into(), Modified)
+        ]
+    );
+}
+
+#[test]
+fn add_modify_delete_in_the_turn() {
+    let r = base_repo();
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("added.rs", "new file\n")
+            .write("src/deep/mod.rs", "pub fn f() -> u8 { 2 }\n")
+            .remove("b.txt");
+    });
+    assert_eq!(
+        summary(&changes),
+        [
+            ("added.rs".into(), Added),
+            ("b.txt".into(), Deleted),
+            ("src/deep/mod.rs".into(), Modified)
+        ]
+    );
+    assert!(patch_of(&changes, "b.txt").contains("\n-bee\n"));
+    assert!(patch_of(&changes, "added.rs").starts_with("diff --git a/added.rs b/added.rs\n"));
+}
+
+#[test]
+fn rename_is_detected_at_fifty_percent() {
+    let r = base_repo();
+    let (changes, ..) = run_turn(r.path(), || {
+        std::fs::rename(
+            r.path().join("docs/guide.md"),
+            r.path().join("docs/manual.md"),
+        )
+        .unwrap();
+    });
+    assert_eq!(summary(&changes), [("docs/manual.md".into(), Renamed)]);
+    assert_eq!(changes[0].old_path.as_deref(), Some(&b"docs/guide.md"[..]));
+}
+
+#[test]
+fn mode_change_symlink_and_binary() {
+    let r = base_repo();
+    let (changes, ..) = run_turn(r.path(), || {
+        set_mode(&r.path().join("a.txt"), 0o755);
+        std::os::unix::fs::symlink("a.txt", r.path().join("link")).unwrap();
+        r.write("logo.bin", b"\x89PNG\0\0\x01\x02binary\0body");
+    });
+    assert_eq!(
+        summary(&changes),
+        [
+            ("a.txt".into(), Modified),
+            ("link".into(), Added),
+            ("logo.bin".into(), Added)
+        ]
+    );
+    assert!(patch_of(&changes, "a.txt").contains("new mode 100755"));
+    assert!(patch_of(&changes, "link").contains("new file mode 120000"));
+    let bin = &changes[2];
+    assert!(bin.binary && bin.patch.is_empty());
+}
+
+#[test]
+fn file_becomes_directory_and_type_change() {
+    let r = base_repo();
+    let (changes, ..) = run_turn(r.path(), || {
+        r.remove("b.txt").write("b.txt/inner.txt", "now a dir\n");
+        r.remove("a.txt");
+        std::os::unix::fs::symlink("b.txt/inner.txt", r.path().join("a.txt")).unwrap();
+    });
+    assert_eq!(
+        summary(&changes),
+        [
+            ("a.txt".into(), TypeChanged),
+            ("b.txt".into(), Deleted),
+            ("b.txt/inner.txt".into(), Added)
+        ]
+    );
+}
+
+#[test]
+fn submodule_pointer_change() {
+    let r = base_repo();
+    let sub = r.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let inner = |args: &[&str]| {
+        let out = crate::support::git_in(&sub, args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    inner(&["init", "-q", "-b", "main"]);
+    std::fs::write(sub.join("s.txt"), "1\n").unwrap();
+    inner(&["add", "."]);
+    inner(&["commit", "-qm", "one"]);
+    r.git(&["add", "sub"]);
+    r.git(&["commit", "-qm", "gitlink"]);
+    let (changes, ..) = run_turn(r.path(), || {
+        std::fs::write(sub.join("s.txt"), "2\n").unwrap();
+        inner(&["commit", "-qam", "two"]);
+    });
+    assert_eq!(summary(&changes), [("sub".into(), Modified)]);
+    assert!(patch_of(&changes, "sub").contains("+Subproject commit "));
+}
+
+#[test]
+fn unborn_repository_without_an_index() {
+    let r = TestRepo::new();
+    r.write("first.txt", "hello\n");
+    assert!(!r.path().join(".git/index").exists());
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("first.txt", "hello\nworld\n")
+            .write("second.txt", "2\n");
+    });
+    assert_eq!(
+        summary(&changes),
+        [("first.txt".into(), Modified), ("second.txt".into(), Added)]
+    );
+}
+
+#[test]
+fn linked_worktree() {
+    let r = base_repo();
+    let wt_parent = tempfile::tempdir().unwrap();
+    let wt = wt_parent.path().join("wt");
+    r.git(&["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()]);
+    crate::support::git_in(&wt, &["status"]);
+    let repo = found(&Git::default(), &wt);
+    assert_ne!(repo.git_dir, repo.common_dir);
+    assert_eq!(repo.index, repo.git_dir.join("index"));
+    std::fs::write(wt.join("a.txt"), "baseline edit\n").unwrap();
+    let (changes, ..) = run_turn(&wt, || {
+        std::fs::write(wt.join("c.txt"), "in the worktree\n").unwrap();
+    });
+    assert_eq!(summary(&changes), [("c.txt".into(), Added)]);
+}
+
+#[test]
+fn split_index() {
+    let r = base_repo();
+    r.git(&["update-index", "--split-index"]);
+    r.write("a.txt", "changed\n");
+    r.git(&["add", "a.txt"]);
+    let shared: Vec<_> = std::fs::read_dir(r.path().join(".git"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("sharedindex."))
+        .collect();
+    assert!(!shared.is_empty(), "the fixture must have a split index");
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("b.txt", "bee\nmore\n");
+    });
+    assert_eq!(summary(&changes), [("b.txt".into(), Modified)]);
+}
+
+#[test]
+fn sha256_repository() {
+    let r = TestRepo::with_init_args(&["--object-format=sha256"]);
+    r.write("a.txt", "x\n").commit_all("base");
+    let repo = found(&Git::default(), r.path());
+    assert_eq!(repo.format, git::ObjectFormat::Sha256);
+    let (changes, base, ..) = run_turn(r.path(), || {
+        r.write("a.txt", "y\n");
+    });
+    assert_eq!(base.tree.len(), 64);
+    assert_eq!(summary(&changes), [("a.txt".into(), Modified)]);
+}
+
+#[test]
+fn sparse_checkout() {
+    let r = base_repo();
+    r.git(&["sparse-checkout", "set", "--cone", "src"]);
+    assert!(!r.path().join("docs/guide.md").exists());
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("src/lib.rs", "fn main() { changed() }\n");
+    });
+    assert_eq!(summary(&changes), [("src/lib.rs".into(), Modified)]);
+}
+
+#[test]
+fn index_held_by_someone_else() {
+    let r = base_repo();
+    r.write(".git/index.lock", "held by another git\n");
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("a.txt", "edited while locked\n");
+    });
+    assert_eq!(summary(&changes), [("a.txt".into(), Modified)]);
+    assert!(r.path().join(".git/index.lock").exists());
+}
+
+#[test]
+fn hard_paths_round_trip() {
+    let r = base_repo();
+    let names: Vec<Vec<u8>> = vec![
+        b"with space.txt".to_vec(),
+        b"quo\"te.txt".to_vec(),
+        b"-leading-dash".to_vec(),
+        b"new\nline".to_vec(),
+        b"tab\there".to_vec(),
+        b"back\\slash".to_vec(),
+        b"caf\xe9-latin1".to_vec(),
+        "ünïcode.rs".as_bytes().to_vec(),
+    ];
+    use std::os::unix::ffi::OsStrExt;
+    let path_of = |n: &[u8]| r.path().join(std::ffi::OsStr::from_bytes(n));
+    std::fs::write(path_of(b"with space.txt"), "committed\n").unwrap();
+    r.commit_all("space");
+    let (changes, ..) = run_turn(r.path(), || {
+        for n in &names {
+            let mut body = b"content of ".to_vec();
+            body.extend_from_slice(n);
+            body.push(b'\n');
+            std::fs::write(path_of(n), body).unwrap();
+        }
+    });
+    let mut want = names.clone();
+    want.sort();
+    let got: Vec<Vec<u8>> = changes.iter().map(|c| c.path.clone()).collect();
+    assert_eq!(got, want);
+    for c in &changes {
+        let mut line = b"\n+content of ".to_vec();
+        line.extend_from_slice(&c.path);
+        line.push(b'\n');
+        let hit = c.patch.windows(line.len()).any(|w| w == line.as_slice());
+        let newline_name = c.path.contains(&b'\n');
+        assert!(
+            hit || newline_name,
+            "{:?}",
+            String::from_utf8_lossy(&c.patch)
+        );
+    }
+}
+
+#[test]
+fn unmerged_index_at_baseline() {
+    let r = base_repo();
+    r.git(&["checkout", "-q", "-b", "other"]);
+    r.write("a.txt", "other side\n").commit_all("other");
+    r.git(&["checkout", "-q", "main"]);
+    r.write("a.txt", "main side\n").commit_all("main");
+    let out = crate::support::git_in(r.path(), &["merge", "-q", "other"]);
+    assert!(!out.status.success(), "the fixture needs a conflict");
+    let (changes, ..) = run_turn(r.path(), || {
+        r.write("a.txt", "resolved\n");
+    });
+    assert_eq!(summary(&changes), [("a.txt".into(), Modified)]);
+}
+
+#[test]
+fn nothing_changed_means_no_changes_and_no_tree_write() {
+    let r = base_repo();
+    r.write("a.txt", "dirty at baseline\n");
+    let (changes, base, head, _store) = run_turn(r.path(), || {});
+    assert!(changes.is_empty());
+    assert_eq!(base.tree, head.tree);
+}
+
+#[test]
+fn tree_cache_keeps_unchanged_trees_across_prompts() {
+    let r = base_repo();
+    let git = Git::default();
+    let repo = found(&git, r.path());
+    let store = Store::new();
+    let opts = SnapshotOptions::default();
+    let count = || walkdir_files(&store.dir.path().join("trees/objects"));
+    snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    let first = count();
+    assert!(first >= 4, "root, src, src/deep, docs: {first}");
+    snapshot::purge_prompt(&store.private()).unwrap();
+    assert!(!store.private().prompt.exists());
+    r.write("src/deep/mod.rs", "pub fn f() -> u8 { 3 }\n");
+    snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    // Only the changed path's trees are new: src/deep, src and the root.
+    assert_eq!(count(), first + 3);
+}
+
+fn walkdir_files(dir: &Path) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            n += walkdir_files(&e.path());
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
