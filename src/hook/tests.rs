@@ -97,6 +97,7 @@ impl Engine for Fake {
             index: cwd.join(".git/index"),
             objects: cwd.join(".git/objects"),
             format: ObjectFormat::Sha1,
+            filters: Default::default(),
         }))
     }
     fn snapshot(
