@@ -6,6 +6,7 @@ mod hook_e2e;
 mod hook_faults;
 mod init;
 mod install;
+mod quality;
 mod scorer_command;
 mod scorer_jev;
 mod scorer_openai;
