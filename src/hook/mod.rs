@@ -30,7 +30,7 @@ use failure::Failure;
 /// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
 /// Deadline of one git call on UserPromptSubmit (whose hook timeout is 30 s).
-pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(6);
+pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(5);
 /// Deadline of one git call on Stop.
 pub const STOP_GIT_DEADLINE: Duration = Duration::from_secs(10);
 /// SessionEnd hooks share 1.5 s; we stop removing well before.

@@ -150,7 +150,7 @@ fn evaluate(
     let log = json!({
         "scorer": scorer.name(),
         "model": scores.model,
-        "scores": AXIS_IDS.iter().zip(scores.values).map(|(id, v)| (id.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "scores": AXIS_IDS.iter().zip(scores.values).map(|(id, v)| (id.to_string(), json!((v * 1e4).round() / 1e4))).collect::<serde_json::Map<_, _>>(),
         "selected": selected.iter().map(|s| AXIS_IDS[s.axis]).collect::<Vec<_>>(),
         "files": payload.files.len(),
         "payload_bytes": payload.json.len(),
@@ -205,7 +205,12 @@ fn evaluate(
 }
 
 /// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.
-fn finish(ctx: &Context, prompt: &PromptStore, private: &PrivateStore, state: &mut PromptState) {
+pub(crate) fn finish(
+    ctx: &Context,
+    prompt: &PromptStore,
+    private: &PrivateStore,
+    state: &mut PromptState,
+) {
     let _ = ctx.engine.purge(private);
     let _ = crate::store::remove_entry(&prompt.snapshot_dir());
     state.phase = Phase::Finished;
