@@ -71,8 +71,12 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
             match parse_git_version(&text) {
                 Some(v) if v >= MIN_GIT => checks.push(check("git", Level::Ok, text)),
                 _ => checks.push(
-                    check("git", Level::Fail, format!("{text} is older than {}.{}", MIN_GIT.0, MIN_GIT.1))
-                        .fix("install git 2.31 or newer"),
+                    check(
+                        "git",
+                        Level::Fail,
+                        format!("{text} is older than {}.{}", MIN_GIT.0, MIN_GIT.1),
+                    )
+                    .fix("install git 2.31 or newer"),
                 ),
             }
         }
@@ -101,17 +105,35 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
         }
         Ok(Discovery::NotARepo) => {
             checks.push(
-                check("repository", Level::Note, format!("`{}` is not inside a git repository; the hook does nothing here", cwd.display()))
-                    .fix("run `jev-preflight doctor` inside the repository you want checked"),
+                check(
+                    "repository",
+                    Level::Note,
+                    format!(
+                        "`{}` is not inside a git repository; the hook does nothing here",
+                        cwd.display()
+                    ),
+                )
+                .fix("run `jev-preflight doctor` inside the repository you want checked"),
             );
             None
         }
         Ok(Discovery::Bare) => {
-            checks.push(check("repository", Level::Note, "a bare repository: the hook does nothing here"));
+            checks.push(check(
+                "repository",
+                Level::Note,
+                "a bare repository: the hook does nothing here",
+            ));
             None
         }
         Err(e) => {
-            checks.push(check("repository", Level::Fail, format!("git could not read the repository: {e}")).fix("check the repository with `git status`"));
+            checks.push(
+                check(
+                    "repository",
+                    Level::Fail,
+                    format!("git could not read the repository: {e}"),
+                )
+                .fix("check the repository with `git status`"),
+            );
             None
         }
     };
@@ -120,8 +142,19 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
     if let Some(repo) = &repo {
         let path = repo.top.join(config::REPO_CONFIG_FILE);
         match config::read_repo_config(&repo.top) {
-            Ok((_, None)) => checks.push(check("repo config", Level::Ok, format!("no `{}`; defaults apply", config::REPO_CONFIG_FILE)).fix("`jev-preflight init` writes a starter file")),
-            Ok((_, Some(_))) => checks.push(check("repo config", Level::Ok, format!("`{}` is valid", path.display()))),
+            Ok((_, None)) => checks.push(
+                check(
+                    "repo config",
+                    Level::Ok,
+                    format!("no `{}`; defaults apply", config::REPO_CONFIG_FILE),
+                )
+                .fix("`jev-preflight init` writes a starter file"),
+            ),
+            Ok((_, Some(_))) => checks.push(check(
+                "repo config",
+                Level::Ok,
+                format!("`{}` is valid", path.display()),
+            )),
             Err(e) => checks.push(config_failure("repo config", &e, &path)),
         }
     }
@@ -149,9 +182,19 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
         .into_iter()
         .find(|name| env.get(name).is_some());
     checks.push(match key_source {
-        Some(name) => check("TypeSafe key", Level::Ok, format!("set (from `{name}`; never shown)")),
-        None => check("TypeSafe key", Level::Note, "not set; the built-in `local` scorer runs offline")
-            .fix("set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option) to use the Jev API"),
+        Some(name) => check(
+            "TypeSafe key",
+            Level::Ok,
+            format!("set (from `{name}`; never shown)"),
+        ),
+        None => check(
+            "TypeSafe key",
+            Level::Note,
+            "not set; the built-in `local` scorer runs offline",
+        )
+        .fix(
+            "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option) to use the Jev API",
+        ),
     });
 
     if let Some(user) = &user {
@@ -167,7 +210,9 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
         let resolved = settings.kind.resolve(settings);
         let why = match (settings.kind, resolved) {
             (ScorerKind::Auto, ScorerKind::Jev) => "auto → jev: a TypeSafe key is set".to_owned(),
-            (ScorerKind::Auto, _) => "auto → local: no TypeSafe key is set; nothing leaves the machine".to_owned(),
+            (ScorerKind::Auto, _) => {
+                "auto → local: no TypeSafe key is set; nothing leaves the machine".to_owned()
+            }
             (_, kind) => format!("{} chosen by {chosen_by}", crate::eval::kind_name(kind)),
         };
         match scorer::build(settings) {
@@ -191,16 +236,44 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
     }
 
     // host CLIs
-    for (name, program, label) in [("claude", "claude", "Claude Code"), ("codex", "codex", "Codex CLI")] {
+    for (name, program, label) in [
+        ("claude", "claude", "Claude Code"),
+        ("codex", "codex", "Codex CLI"),
+    ] {
         checks.push(match host_version(program) {
-            Some(v) => check(if name == "claude" { "Claude Code" } else { "Codex CLI" }, Level::Ok, v),
-            None => check(if name == "claude" { "Claude Code" } else { "Codex CLI" }, Level::Note, format!("`{program}` not found on PATH (fine if you use another host than {label})")),
+            Some(v) => check(
+                if name == "claude" {
+                    "Claude Code"
+                } else {
+                    "Codex CLI"
+                },
+                Level::Ok,
+                v,
+            ),
+            None => check(
+                if name == "claude" {
+                    "Claude Code"
+                } else {
+                    "Codex CLI"
+                },
+                Level::Note,
+                format!(
+                    "`{program}` not found on PATH (fine if you use another host than {label})"
+                ),
+            ),
         });
     }
 
     // data dir
     match env.data_dir() {
-        None => checks.push(check("data dir", Level::Fail, "no data dir: neither `CLAUDE_PLUGIN_DATA`, `XDG_STATE_HOME` nor `HOME` is set").fix("set `HOME`")),
+        None => checks.push(
+            check(
+                "data dir",
+                Level::Fail,
+                "no data dir: neither `CLAUDE_PLUGIN_DATA`, `XDG_STATE_HOME` nor `HOME` is set",
+            )
+            .fix("set `HOME`"),
+        ),
         Some(dir) => checks.extend(data_dir_checks(&dir, env.now)),
     }
     checks
@@ -232,9 +305,13 @@ fn tree_size(dir: &Path) -> (u64, u64) {
     let mut files = 0;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
-            let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
             if meta.is_dir() {
                 stack.push(e.path());
             } else {
@@ -258,25 +335,56 @@ fn data_dir_checks(dir: &Path, now: SystemTime) -> Vec<Check> {
     let mut out = Vec::new();
     match std::fs::symlink_metadata(dir) {
         Err(_) => {
-            out.push(check("data dir", Level::Ok, format!("{} (not created yet; the first prompt creates it)", dir.display())));
+            out.push(check(
+                "data dir",
+                Level::Ok,
+                format!(
+                    "{} (not created yet; the first prompt creates it)",
+                    dir.display()
+                ),
+            ));
             return out;
         }
         Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
-            out.push(check("data dir", Level::Fail, format!("{} is not a directory (or is a symbolic link)", dir.display()))
-                .fix("move it away; jev-preflight creates its own private directory"));
+            out.push(
+                check(
+                    "data dir",
+                    Level::Fail,
+                    format!(
+                        "{} is not a directory (or is a symbolic link)",
+                        dir.display()
+                    ),
+                )
+                .fix("move it away; jev-preflight creates its own private directory"),
+            );
             return out;
         }
         Ok(_) => {}
     }
     let owned = std::fs::symlink_metadata(dir.join(MARKER)).is_ok();
-    let empty = std::fs::read_dir(dir).map(|mut d| d.next().is_none()).unwrap_or(false);
+    let empty = std::fs::read_dir(dir)
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(false);
     if !owned && !empty {
-        out.push(check("data dir", Level::Fail, format!("{} holds files jev-preflight did not create (no `{MARKER}`)", dir.display()))
-            .fix("point `CLAUDE_PLUGIN_DATA`/`XDG_STATE_HOME` elsewhere, or empty that directory"));
+        out.push(
+            check(
+                "data dir",
+                Level::Fail,
+                format!(
+                    "{} holds files jev-preflight did not create (no `{MARKER}`)",
+                    dir.display()
+                ),
+            )
+            .fix("point `CLAUDE_PLUGIN_DATA`/`XDG_STATE_HOME` elsewhere, or empty that directory"),
+        );
         return out;
     }
     let (bytes, files) = tree_size(dir);
-    out.push(check("data dir", Level::Ok, format!("{} ({}, {files} files)", dir.display(), human(bytes))));
+    out.push(check(
+        "data dir",
+        Level::Ok,
+        format!("{} ({}, {files} files)", dir.display(), human(bytes)),
+    ));
 
     // Prompt dirs older than the sweep age: sessions that never stopped.
     let mut stale: Vec<PathBuf> = Vec::new();
@@ -336,8 +444,14 @@ mod tests {
     #[test]
     fn git_versions() {
         assert_eq!(parse_git_version("git version 2.47.3\n"), Some((2, 47)));
-        assert_eq!(parse_git_version("git version 2.39.5 (Apple Git-154)"), Some((2, 39)));
-        assert_eq!(parse_git_version("git version 2.45.1.windows.1"), Some((2, 45)));
+        assert_eq!(
+            parse_git_version("git version 2.39.5 (Apple Git-154)"),
+            Some((2, 39))
+        );
+        assert_eq!(
+            parse_git_version("git version 2.45.1.windows.1"),
+            Some((2, 45))
+        );
         assert_eq!(parse_git_version("nope"), None);
         assert!((2, 30) < MIN_GIT && (2, 31) >= MIN_GIT && (3, 0) > MIN_GIT);
     }

@@ -206,7 +206,7 @@ pub enum EvalResult {
     TooLarge { bytes: usize, max_bytes: usize },
     /// A payload, scored unless this is a dry run.
     Payload {
-        payload: crate::payload::Payload,
+        payload: Box<crate::payload::Payload>,
         scored: Option<Scored>,
     },
 }
@@ -223,9 +223,12 @@ pub struct Scored {
 impl Report {
     /// The axes at or above `--fail-on`, best first.
     pub fn failing(&self) -> Vec<(usize, f64)> {
-        let (Some(limit), EvalResult::Payload {
-            scored: Some(s), ..
-        }) = (self.fail_on, &self.result)
+        let (
+            Some(limit),
+            EvalResult::Payload {
+                scored: Some(s), ..
+            },
+        ) = (self.fail_on, &self.result)
         else {
             return Vec::new();
         };
@@ -251,10 +254,8 @@ impl TempDir {
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "jev-preflight-eval-{}-{nanos}",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("jev-preflight-eval-{}-{nanos}", std::process::id()));
         let mut b = std::fs::DirBuilder::new();
         #[cfg(unix)]
         {
@@ -329,9 +330,8 @@ pub fn run(
             let base_commit = if *merge_base {
                 let a = commit_of(&git, repo, base)?;
                 let b = commit_of(&git, repo, head)?;
-                merge_base_of(&git, repo, &a, &b).ok_or_else(|| {
-                    EvalError::NoMergeBase(base.clone(), head.clone())
-                })?
+                merge_base_of(&git, repo, &a, &b)
+                    .ok_or_else(|| EvalError::NoMergeBase(base.clone(), head.clone()))?
             } else {
                 commit_of(&git, repo, base)?
             };
@@ -368,7 +368,7 @@ pub fn run(
             EvalResult::TooLarge { bytes, max_bytes }
         }
         Outcome::Ready(payload) if request.dry_run => EvalResult::Payload {
-            payload,
+            payload: Box::new(payload),
             scored: None,
         },
         Outcome::Ready(payload) => {
@@ -384,7 +384,7 @@ pub fn run(
                 .map(|s| s.axis)
                 .collect();
             EvalResult::Payload {
-                payload,
+                payload: Box::new(payload),
                 scored: Some(Scored {
                     values: scores.values,
                     selected,
@@ -450,7 +450,13 @@ fn resolve(git: &Git, repo: &Repo, rev: &str, peel: &str) -> Result<String, Eval
     let spec = format!("{rev}^{{{peel}}}");
     match git.run_args(
         &repo.top,
-        ["rev-parse", "--verify", "--quiet", "--end-of-options", &spec],
+        [
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
     ) {
         Ok(out) => {
             let id = String::from_utf8_lossy(&out).trim().to_owned();

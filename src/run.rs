@@ -176,9 +176,14 @@ fn run_user(command: Command) -> Result<(), RunError> {
         Command::Install(args) => install(&env, args, true),
         Command::Uninstall(args) => install(&env, args, false),
         Command::Init { force } => {
-            let top = repo_top(&cwd()?)?.ok_or_else(|| RunError::NotARepo(cwd().unwrap_or_default()))?;
+            let top =
+                repo_top(&cwd()?)?.ok_or_else(|| RunError::NotARepo(cwd().unwrap_or_default()))?;
             let outcome = crate::init::init(&top, force)?;
-            let verb = if outcome.replaced { "replaced" } else { "wrote" };
+            let verb = if outcome.replaced {
+                "replaced"
+            } else {
+                "wrote"
+            };
             print(&format!(
                 "{verb} `{}`\n\n{}",
                 outcome.path.display(),
@@ -226,11 +231,7 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
                 payload,
                 scored: None,
             } => {
-                let _ = write!(
-                    std::io::stderr(),
-                    "{}",
-                    crate::eval::render::table(&report)
-                );
+                let _ = write!(std::io::stderr(), "{}", crate::eval::render::table(&report));
                 format!("{}\n", payload.json)
             }
             _ => crate::eval::render::table(&report),
@@ -270,12 +271,21 @@ fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
 
 fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> {
     use crate::install::{self, Host, Scope};
-    let host = if args.codex { Host::Codex } else { Host::ClaudeCode };
+    let host = if args.codex {
+        Host::Codex
+    } else {
+        Host::ClaudeCode
+    };
     let scope = if args.user {
-        let home = env.get(ev::HOME).map(PathBuf::from).ok_or_else(|| {
-            RunError::Status(crate::status::StatusError::NoDataDir)
-        })?;
-        let dir_var = if args.codex { ev::CODEX_HOME } else { ev::CLAUDE_CONFIG_DIR };
+        let home = env
+            .get(ev::HOME)
+            .map(PathBuf::from)
+            .ok_or_else(|| RunError::Status(crate::status::StatusError::NoDataDir))?;
+        let dir_var = if args.codex {
+            ev::CODEX_HOME
+        } else {
+            ev::CLAUDE_CONFIG_DIR
+        };
         Scope::User {
             home,
             config_dir: env.get(dir_var).map(PathBuf::from),

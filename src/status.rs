@@ -30,9 +30,7 @@ impl StatusError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
             StatusError::NoDataDir => "set `HOME` (or `XDG_STATE_HOME`) and run again".into(),
-            StatusError::Store { .. } => {
-                "run `jev-preflight doctor` to check the data dir".into()
-            }
+            StatusError::Store { .. } => "run `jev-preflight doctor` to check the data dir".into(),
         })
     }
 }
@@ -135,13 +133,22 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
         );
         return t;
     }
-    let _ = writeln!(t, "last {} decision(s) {scope}, newest first", entries.len());
+    let _ = writeln!(
+        t,
+        "last {} decision(s) {scope}, newest first",
+        entries.len()
+    );
     for e in entries {
         let time = e.get("time").and_then(Value::as_u64).unwrap_or(0);
         let event = e.get("event").and_then(Value::as_str).unwrap_or("?");
         let outcome = e.get("outcome").and_then(Value::as_str).unwrap_or("?");
         let class = e.get("class").and_then(Value::as_str);
-        let _ = write!(t, "\n{} UTC ({})  {event}  {outcome}", utc(time), ago(now, time));
+        let _ = write!(
+            t,
+            "\n{} UTC ({})  {event}  {outcome}",
+            utc(time),
+            ago(now, time)
+        );
         if let Some(mode) = e.get("mode").and_then(Value::as_str) {
             let _ = write!(t, "  mode {mode}");
         }

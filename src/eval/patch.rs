@@ -212,7 +212,11 @@ impl Section {
 
 /// Paths of a plain diff: the common first directory (`a/`, `old/`) goes, as with `patch -p1`.
 fn plain_paths(old: Option<Vec<u8>>, new: Option<Vec<u8>>) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
-    let tail = |p: &[u8]| p.iter().position(|&b| b == b'/').map(|i| p[i + 1..].to_vec());
+    let tail = |p: &[u8]| {
+        p.iter()
+            .position(|&b| b == b'/')
+            .map(|i| p[i + 1..].to_vec())
+    };
     match (&old, &new) {
         (Some(o), Some(n)) => match (tail(o), tail(n)) {
             (Some(a), Some(b)) if a == b && !a.is_empty() => (Some(a), Some(b)),
@@ -366,7 +370,11 @@ mod tests {
         assert_eq!(all[0].status, Status::Added);
         assert_eq!(all[1].path, b"src/a.rs");
         assert_eq!(all[1].status, Status::Modified);
-        assert!(all[1].patch.starts_with(b"diff --git a/src/a.rs b/src/a.rs\n"));
+        assert!(
+            all[1]
+                .patch
+                .starts_with(b"diff --git a/src/a.rs b/src/a.rs\n")
+        );
         assert!(all[1].patch.ends_with(b"+y\n"));
     }
 
@@ -427,7 +435,10 @@ mod tests {
             let c = one(text);
             assert_eq!(String::from_utf8_lossy(&c.path), *path, "{text}");
             assert_eq!(
-                c.old_path.as_deref().map(String::from_utf8_lossy).as_deref(),
+                c.old_path
+                    .as_deref()
+                    .map(String::from_utf8_lossy)
+                    .as_deref(),
                 *old,
                 "{text}"
             );
@@ -451,9 +462,7 @@ mod tests {
 
     #[test]
     fn removed_lines_that_look_like_markers_stay_in_the_hunk() {
-        let c = one(
-            "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n x\n",
-        );
+        let c = one("diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n x\n");
         assert!(c.patch.ends_with(b"--- x\n+++ y\n x\n"));
     }
 

@@ -313,10 +313,7 @@ pub fn markdown(report: &Report) -> String {
     let head = match &report.result {
         EvalResult::Payload {
             scored: Some(s), ..
-        } if !s.selected.is_empty() => format!(
-            "{} axis(es) worth a second look",
-            s.selected.len()
-        ),
+        } if !s.selected.is_empty() => format!("{} axis(es) worth a second look", s.selected.len()),
         EvalResult::Payload {
             scored: Some(_), ..
         } => "no axis reached its threshold".to_owned(),
@@ -325,26 +322,56 @@ pub fn markdown(report: &Report) -> String {
         EvalResult::TooLarge { .. } => "not scored: diff too large".to_owned(),
     };
     let _ = writeln!(t, "### jev-preflight: {head}\n");
-    let _ = writeln!(t, "Scored `{}` with the `{}` scorer{}.", md(&report.source), report.scorer,
-        report.model.as_deref().map(|m| format!(" (model `{}`)", md(m))).unwrap_or_default());
+    let _ = writeln!(
+        t,
+        "Scored `{}` with the `{}` scorer{}.",
+        md(&report.source),
+        report.scorer,
+        report
+            .model
+            .as_deref()
+            .map(|m| format!(" (model `{}`)", md(m)))
+            .unwrap_or_default()
+    );
     match &report.result {
         EvalResult::Empty => {
-            let _ = writeln!(t, "\n{} changed path(s); none selected for scoring.", report.changed);
+            let _ = writeln!(
+                t,
+                "\n{} changed path(s); none selected for scoring.",
+                report.changed
+            );
         }
         EvalResult::TooLarge { bytes, max_bytes } => {
-            let _ = writeln!(t, "\nThe payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes}).");
+            let _ = writeln!(
+                t,
+                "\nThe payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes})."
+            );
         }
         EvalResult::Payload { payload, scored } => {
             if let Some(s) = scored {
                 let _ = writeln!(t, "\n| axis | score | threshold | |\n|---|---:|---:|---|");
                 for (i, id) in AXIS_IDS.iter().enumerate() {
-                    let mark = if s.selected.contains(&i) { "**look again**" } else { "" };
-                    let _ = writeln!(t, "| `{id}` | {:.2} | {:.2} | {mark} |", s.values[i], report.thresholds[i]);
+                    let mark = if s.selected.contains(&i) {
+                        "**look again**"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        t,
+                        "| `{id}` | {:.2} | {:.2} | {mark} |",
+                        s.values[i], report.thresholds[i]
+                    );
                 }
                 if !s.selected.is_empty() {
                     let _ = writeln!(t);
                     for &i in &s.selected {
-                        let _ = writeln!(t, "- **`{}`** ({:.2}): {}", AXIS_IDS[i], s.values[i], md(axes()[i].question));
+                        let _ = writeln!(
+                            t,
+                            "- **`{}`** ({:.2}): {}",
+                            AXIS_IDS[i],
+                            s.values[i],
+                            md(axes()[i].question)
+                        );
                         for e in s.evidence.iter().filter(|e| e.axis == i).take(4) {
                             let place = match e.line {
                                 Some(l) => format!("{}:{l}", md(&e.file)),
@@ -355,9 +382,17 @@ pub fn markdown(report: &Report) -> String {
                     }
                 }
             }
-            let _ = writeln!(t, "\n<details><summary>{} file(s) scored, payload {} bytes{}</summary>\n",
-                payload.files.len(), payload.json.len(),
-                if payload.omitted.is_empty() { String::new() } else { format!(", {} left out for size", payload.omitted.len()) });
+            let _ = writeln!(
+                t,
+                "\n<details><summary>{} file(s) scored, payload {} bytes{}</summary>\n",
+                payload.files.len(),
+                payload.json.len(),
+                if payload.omitted.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} left out for size", payload.omitted.len())
+                }
+            );
             for f in &payload.files {
                 let _ = writeln!(t, "- `{}`", md(f));
             }
@@ -366,12 +401,24 @@ pub fn markdown(report: &Report) -> String {
             }
             let _ = writeln!(t, "\n</details>");
             if scored.is_none() {
-                let _ = writeln!(t, "\n```json\n{}\n```", payload.json.replace("```", "`\\u0060`"));
+                // A fence longer than any backtick run inside keeps the payload byte-exact.
+                let longest = payload
+                    .json
+                    .split(|c| c != '`')
+                    .map(str::len)
+                    .max()
+                    .unwrap_or(0);
+                let fence = "`".repeat(longest.max(2) + 1);
+                let _ = writeln!(t, "\n{fence}json\n{}\n{fence}", payload.json);
             }
         }
     }
     if !report.excluded.is_empty() {
-        let _ = writeln!(t, "\n<details><summary>{} path(s) excluded</summary>\n", report.excluded.len());
+        let _ = writeln!(
+            t,
+            "\n<details><summary>{} path(s) excluded</summary>\n",
+            report.excluded.len()
+        );
         for (p, r) in &report.excluded {
             let _ = writeln!(t, "- `{}`: {}", md(p), md(r));
         }
@@ -380,6 +427,9 @@ pub fn markdown(report: &Report) -> String {
     if let Some(r) = redaction_summary(report) {
         let _ = writeln!(t, "\nRedacted before scoring: {}.", md(&r));
     }
-    let _ = writeln!(t, "\n<sub>Scores are priorities for where to look, not proof of a defect.</sub>");
+    let _ = writeln!(
+        t,
+        "\n<sub>Scores are priorities for where to look, not proof of a defect.</sub>"
+    );
     t
 }

@@ -142,13 +142,19 @@ fn a_codex_turn_continues_with_decision_and_reason_only() {
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     let first = ups(&env, &repo, "turn-1");
     first.ok();
-    assert_eq!(first.stdout, "", "UserPromptSubmit prints nothing for Codex");
+    assert_eq!(
+        first.stdout, "",
+        "UserPromptSubmit prints nothing for Codex"
+    );
     risky_edit(&repo);
     let answer = stop(&env, &repo, "turn-1", false);
     assert_codex_stop(&answer);
     let v = answer.json().expect("a continuation");
     assert_eq!(v["decision"], "block");
-    assert!(v["reason"].as_str().unwrap().contains("auth_boundary"), "{v}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("auth_boundary"),
+        "{v}"
+    );
     assert!(v.get("hookSpecificOutput").is_none());
     // The continuation's own Stop, and a duplicate: nothing at all.
     let again = stop(&env, &repo, "turn-1", true);
@@ -179,7 +185,10 @@ fn report_mode_on_codex_is_a_system_message() {
     let r = stop(&env, &repo, "t", false);
     assert_codex_stop(&r);
     let v = r.json().unwrap();
-    assert!(v["systemMessage"].as_str().unwrap().contains("report"), "{v}");
+    assert!(
+        v["systemMessage"].as_str().unwrap().contains("report"),
+        "{v}"
+    );
     assert!(v.get("decision").is_none());
 }
 
