@@ -85,7 +85,10 @@ fn json_of(out: &Out) -> Value {
 #[test]
 fn eval_outputs_for_people_tools_and_pull_requests() {
     let repo = turn_repo();
-    let env = env();
+    let mut env = env();
+    let tmp = env.root.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    env.set("TMPDIR", tmp.to_str().unwrap());
     let git_before = inventory(&repo.path().join(".git"));
     let status_before = repo.git(&[
         "--no-optional-locks",
@@ -128,22 +131,9 @@ fn eval_outputs_for_people_tools_and_pull_requests() {
         ]),
         status_before
     );
-    // The private snapshot dir is gone.
-    let leftovers: Vec<_> = std::fs::read_dir(std::env::temp_dir())
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("jev-preflight-eval-")
-        })
-        .filter(|e| {
-            e.metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().unwrap_or_default().as_secs() < 5)
-        })
-        .collect();
-    assert!(leftovers.is_empty() || leftovers.len() < 2, "{leftovers:?}");
+    // The private snapshot lived under TMPDIR and is gone.
+    let leftovers: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]
