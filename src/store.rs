@@ -300,6 +300,16 @@ impl Store {
         })
     }
 
+    /// Opens the store at `root` only if one was ever created there; writes nothing.
+    /// Events that can only find state (Stop, SessionEnd, the decision log) use this, so
+    /// that a repository in `off` mode — which never creates state — leaves no trace.
+    pub fn open_existing(root: &Path) -> Result<Option<Store>, StoreError> {
+        match std::fs::symlink_metadata(root.join(MARKER)) {
+            Ok(_) => Store::open(root).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

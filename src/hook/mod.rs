@@ -75,10 +75,7 @@ impl<'a> Context<'a> {
     /// Opens the store only when it exists (Stop, SessionEnd, notices: never create it).
     fn existing_store(&self) -> Result<Option<Store>, Failure> {
         let root = self.data_dir()?;
-        if std::fs::symlink_metadata(&root).is_err() {
-            return Ok(None);
-        }
-        Ok(Some(Store::open(&root)?))
+        Ok(Store::open_existing(&root)?)
     }
 }
 
@@ -171,7 +168,8 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
             return fail(ctx, &event, label, Failure::new("panic", msg));
         }
     };
-    if name == EventName::Stop {
+    // A Stop without a baseline (mode `off`, or a prompt we never saw) leaves no trace.
+    if name == EventName::Stop && reply.outcome != stop::NO_BASELINE {
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {

@@ -137,6 +137,23 @@ fn report_mode_shows_one_line_and_off_writes_nothing() {
     assert_eq!(stop(&env, &repo2, "p1", false).stdout, "");
     assert!(!env.data.exists(), "mode off writes nothing");
     assert_eq!(server.requests(), 1);
+
+    // Claude Code creates the plugin's data dir before the first hook runs: an empty one
+    // must stay empty through a whole turn in `off` mode, SessionEnd included.
+    let env = HookEnv::new().jev(&server, KEY);
+    std::fs::create_dir_all(&env.data).unwrap();
+    ups(&env, &repo2, "p2");
+    risky_edit(&repo2);
+    assert_eq!(stop(&env, &repo2, "p2", false).stdout, "");
+    env.run(&serde_json::json!({
+        "hook_event_name": "SessionEnd",
+        "session_id": "s1",
+        "cwd": repo2.path(),
+        "reason": "other",
+    }));
+    let left: Vec<_> = std::fs::read_dir(&env.data).unwrap().collect();
+    assert!(left.is_empty(), "mode off left {left:?} in the data dir");
+    assert_eq!(server.requests(), 1);
 }
 
 #[test]
