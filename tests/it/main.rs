@@ -1,6 +1,8 @@
 //! Integration tests: one binary, one module per feature.
 
 mod axes;
+mod cli;
+mod codex;
 mod hook_concurrency;
 mod hook_e2e;
 mod hook_faults;
