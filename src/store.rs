@@ -800,6 +800,50 @@ mod tests {
     }
 
     #[test]
+    fn the_sweep_runs_at_most_once_an_hour() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("d")).unwrap();
+        let temp = store.root().join(".decisions.jsonl.1.2.tmp");
+        let now = SystemTime::now();
+        let later = now + STALE_PROMPT_AGE;
+        // First call: due (no stamp).
+        std::fs::write(&temp, "x").unwrap();
+        store.sweep_if_due(later, 100);
+        assert!(!temp.exists());
+        // Within the hour of the stamp: not due, the stale file stays.
+        std::fs::write(&temp, "x").unwrap();
+        store.sweep_if_due(now + Duration::from_secs(60), 100);
+        store.sweep_if_due(now + STAMP_REFRESH / 2, 100);
+        assert!(temp.exists());
+        // Over an hour later: due again.
+        store.sweep_if_due(later, 100);
+        assert!(!temp.exists());
+    }
+
+    #[test]
+    fn the_repo_stamp_is_renewed_only_when_old() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("d")).unwrap();
+        let trees = store.repo_cache(Path::new("/some/repo/.git")).unwrap();
+        let used = trees.parent().unwrap().join("used");
+        let old = SystemTime::now() - STAMP_REFRESH * 2;
+        File::options()
+            .write(true)
+            .open(&used)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        store.repo_cache(Path::new("/some/repo/.git")).unwrap();
+        let renewed = std::fs::metadata(&used).unwrap().modified().unwrap();
+        assert!(renewed > old + STAMP_REFRESH);
+        store.repo_cache(Path::new("/some/repo/.git")).unwrap();
+        assert_eq!(
+            std::fs::metadata(&used).unwrap().modified().unwrap(),
+            renewed
+        );
+    }
+
+    #[test]
     fn decision_log_is_bounded() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::open(&tmp.path().join("d")).unwrap();

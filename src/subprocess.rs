@@ -451,6 +451,38 @@ mod tests {
     }
 
     #[test]
+    fn the_polling_wait_still_works() {
+        let mut child = sh("exit 3").spawn().unwrap();
+        let flag = AtomicBool::new(false);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = wait_until(&mut child, deadline, &flag, None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(status.code(), Some(3));
+    }
+
+    #[test]
+    fn a_fast_child_is_seen_as_soon_as_it_exits() {
+        // With the exit watched, the wait ends on the child's exit, not on a timer tick: a
+        // hundred runs of a trivial program take far less than a hundred 5 ms naps.
+        let start = Instant::now();
+        for _ in 0..100 {
+            run(
+                sh("exit 0"),
+                None,
+                Limits::new(Duration::from_secs(10), 1024),
+            )
+            .unwrap();
+        }
+        // Loose bound (loaded CI): the point is that a lost wake-up would cost the deadline.
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
     fn missing_program_is_not_found() {
         let err = run(
             Command::new("/nonexistent/jev-preflight-no-such-program"),
