@@ -41,6 +41,10 @@ pub fn select_changes(
 
 /// Redacts the kept changes into the canonical payload under `policy`.
 pub fn build_payload(kept: &[Change], policy: &SizePolicy) -> Outcome {
+    // Nothing kept (a turn that touched only excluded files): no redactor to build.
+    if kept.is_empty() {
+        return Outcome::Empty;
+    }
     payload::build(kept, &Redactor::new(), policy)
 }
 

@@ -35,6 +35,8 @@ pub const STALE_PROMPT_AGE: Duration = Duration::from_secs(24 * 3600);
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
 /// Repository caches unused this long are removed.
 pub const STALE_REPO_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How often the age sweep runs, and how stale a "used" stamp may get before it is renewed.
+pub const STAMP_REFRESH: Duration = Duration::from_secs(3600);
 /// Entries kept in the decision log.
 const DECISIONS_KEPT: usize = 200;
 
@@ -194,7 +196,20 @@ pub fn read_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
 }
 
 /// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, renamed.
+/// For what must survive a crash: the state that gates continuations.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_replacing(path, bytes, true)
+}
+
+/// Like [`write_atomic`] without the sync: readers see the old or the new content, never a
+/// mix, but a power loss may lose the write. For what is worth nothing after a crash, or is
+/// only a hint: the decision log, the notice ledger, time stamps, a baseline whose content
+/// objects are not synced either.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_replacing(path, bytes, false)
+}
+
+fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let nanos = SystemTime::now()
@@ -209,7 +224,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
             .open(&tmp)
             .map_err(io_err(&tmp))?;
         f.write_all(bytes).map_err(io_err(&tmp))?;
-        f.sync_data().map_err(io_err(&tmp))?;
+        if sync {
+            f.sync_data().map_err(io_err(&tmp))?;
+        }
         // A symlink planted at `path` is replaced, never followed: rename swaps the entry.
         std::fs::rename(&tmp, path).map_err(io_err(path))
     })();
@@ -217,6 +234,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Whether `path` exists and was modified less than `age` ago.
+fn fresh(path: &Path, age: Duration) -> bool {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|elapsed| elapsed < age)
 }
 
 /// Removes a file or a directory tree; symlinks are removed, never followed. Absent is fine.
@@ -320,7 +346,12 @@ impl Store {
         ensure_dir(&repos)?;
         let dir = repos.join(key("repo", &common_dir.to_string_lossy()));
         ensure_dir(&dir)?;
-        write_atomic(&dir.join("used"), b"")?;
+        // The stamp only has to be younger than `STALE_REPO_AGE`: refresh it when it is
+        // older than `STAMP_REFRESH`, not on every prompt.
+        let used = dir.join("used");
+        if !fresh(&used, STAMP_REFRESH) {
+            write_atomic_unsynced(&used, b"")?;
+        }
         let trees = dir.join("trees");
         ensure_dir(&trees)?;
         Ok(trees)
@@ -404,6 +435,22 @@ impl Store {
         removed
     }
 
+    /// Runs [`Store::sweep`] when the last one is older than [`STAMP_REFRESH`] (or `now` says
+    /// so), recorded in the `swept` stamp; otherwise does nothing and returns 0. Nothing
+    /// the sweep removes is younger than an hour, so running it hourly loses nothing.
+    pub fn sweep_if_due(&self, now: SystemTime, budget: usize) -> usize {
+        let stamp = self.root.join("swept");
+        let due = match std::fs::symlink_metadata(&stamp).and_then(|m| m.modified()) {
+            Ok(last) => now.duration_since(last).unwrap_or_default() > STAMP_REFRESH,
+            Err(_) => true,
+        };
+        if !due {
+            return 0;
+        }
+        let _ = write_atomic_unsynced(&stamp, b"");
+        self.sweep(now, budget)
+    }
+
     /// Appends one decision to the log, keeping the last `DECISIONS_KEPT`; skipped when
     /// another process is writing it.
     pub fn log_decision(&self, entry: &serde_json::Value) -> Result<(), StoreError> {
@@ -421,7 +468,8 @@ impl Store {
         let skip = lines.len().saturating_sub(DECISIONS_KEPT);
         let mut out = lines[skip..].join("\n");
         out.push('\n');
-        write_atomic(&path, out.as_bytes())
+        // A lost log line after a power loss costs nothing; a sync on every event does.
+        write_atomic_unsynced(&path, out.as_bytes())
     }
 
     /// The decisions in the log, oldest first (for `status`).
@@ -503,7 +551,7 @@ impl SessionStore {
         let mut out = text.into_owned();
         out.push_str(class);
         out.push('\n');
-        write_atomic(&path, out.as_bytes())?;
+        write_atomic_unsynced(&path, out.as_bytes())?;
         Ok(true)
     }
 
@@ -601,6 +649,17 @@ impl PromptStore {
             detail: e.to_string(),
         })?;
         write_atomic(&self.dir.join("state.json"), &bytes)
+    }
+
+    /// Writes the state without syncing it (see [`write_atomic_unsynced`]): for states whose
+    /// loss in a power cut gates nothing — a baseline (its content objects are not synced
+    /// either; a lost one means the Stop fails open) and a finished prompt's tombstone.
+    pub fn write_state_unsynced<T: serde::Serialize>(&self, state: &T) -> Result<(), StoreError> {
+        let bytes = serde_json::to_vec(state).map_err(|e| StoreError::Corrupt {
+            path: self.dir.join("state.json"),
+            detail: e.to_string(),
+        })?;
+        write_atomic_unsynced(&self.dir.join("state.json"), &bytes)
     }
 
     /// Removes the whole prompt dir.
@@ -738,6 +797,50 @@ mod tests {
         assert!(!s.dir().join(".notices.1.2.tmp").exists());
         assert!(!stale.exists());
         assert!(held.exists());
+    }
+
+    #[test]
+    fn the_sweep_runs_at_most_once_an_hour() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("d")).unwrap();
+        let temp = store.root().join(".decisions.jsonl.1.2.tmp");
+        let now = SystemTime::now();
+        let later = now + STALE_PROMPT_AGE;
+        // First call: due (no stamp).
+        std::fs::write(&temp, "x").unwrap();
+        store.sweep_if_due(later, 100);
+        assert!(!temp.exists());
+        // Within the hour of the stamp: not due, the stale file stays.
+        std::fs::write(&temp, "x").unwrap();
+        store.sweep_if_due(now + Duration::from_secs(60), 100);
+        store.sweep_if_due(now + STAMP_REFRESH / 2, 100);
+        assert!(temp.exists());
+        // Over an hour later: due again.
+        store.sweep_if_due(later, 100);
+        assert!(!temp.exists());
+    }
+
+    #[test]
+    fn the_repo_stamp_is_renewed_only_when_old() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("d")).unwrap();
+        let trees = store.repo_cache(Path::new("/some/repo/.git")).unwrap();
+        let used = trees.parent().unwrap().join("used");
+        let old = SystemTime::now() - STAMP_REFRESH * 2;
+        File::options()
+            .write(true)
+            .open(&used)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        store.repo_cache(Path::new("/some/repo/.git")).unwrap();
+        let renewed = std::fs::metadata(&used).unwrap().modified().unwrap();
+        assert!(renewed > old + STAMP_REFRESH);
+        store.repo_cache(Path::new("/some/repo/.git")).unwrap();
+        assert_eq!(
+            std::fs::metadata(&used).unwrap().modified().unwrap(),
+            renewed
+        );
     }
 
     #[test]

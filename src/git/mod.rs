@@ -4,5 +4,5 @@ pub mod quote;
 pub mod repo;
 pub mod runner;
 
-pub use repo::{Discovery, ObjectFormat, Repo, discover};
+pub use repo::{Discovery, ObjectFormat, Repo, discover, rediscover};
 pub use runner::{Git, GitError};

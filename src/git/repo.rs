@@ -27,7 +27,7 @@ impl ObjectFormat {
 }
 
 /// A non-bare repository with a working tree, all paths absolute and canonical.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Repo {
     pub top: PathBuf,
     pub git_dir: PathBuf,
@@ -36,7 +36,9 @@ pub struct Repo {
     pub objects: PathBuf,
     pub format: ObjectFormat,
     /// Names of the filter drivers configured for this repository (any config scope). Every
-    /// command that reads working-tree files must neutralize them.
+    /// command that reads working-tree files must neutralize them. Never persisted: they are
+    /// read afresh by every discovery, since config may change between two events.
+    #[serde(skip)]
     pub filters: Vec<Vec<u8>>,
 }
 
@@ -108,6 +110,31 @@ pub fn discover(git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
         Some(repo) => Discovery::Found(Repo { filters, ..repo }),
         None => Discovery::Bare,
     })
+}
+
+/// Resolves again a repository an earlier event discovered, without asking `rev-parse`:
+/// when its working tree, git dirs and object store are all still where they were, only the
+/// filter names are read (afresh: a filter configured since must still be neutralized). On
+/// any doubt — something moved or vanished — it is a full [`discover`] from `known.top`.
+pub fn rediscover(git: &Git, known: &Repo) -> Result<Discovery, GitError> {
+    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let in_place = [
+        &known.top,
+        &known.git_dir,
+        &known.common_dir,
+        &known.objects,
+    ]
+    .into_iter()
+    .all(|p| is_dir(p))
+        && std::fs::symlink_metadata(known.top.join(".git")).is_ok();
+    if !in_place {
+        return discover(git, &known.top);
+    }
+    let filters = filter_names(git, &known.top)?;
+    Ok(Discovery::Found(Repo {
+        filters,
+        ..known.clone()
+    }))
 }
 
 /// The names of every configured filter driver (`filter.<name>.*` in any config scope).

@@ -28,6 +28,10 @@ pub enum Checkpoint {
 /// Everything outside the hook that the hook calls.
 pub trait Engine {
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError>;
+    /// The repository an earlier event of the prompt discovered, resolved again (Stop).
+    fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {
+        self.discover(git, &known.top)
+    }
     fn snapshot(
         &self,
         git: &Git,
@@ -69,6 +73,10 @@ pub struct Stages;
 impl Engine for Stages {
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
         git::discover(git, cwd)
+    }
+
+    fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {
+        git::rediscover(git, known)
     }
 
     fn snapshot(

@@ -37,7 +37,7 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
     }
 
     let store = ctx.create_store()?;
-    store.sweep(ctx.now(), SWEEP_BUDGET);
+    store.sweep_if_due(ctx.now(), SWEEP_BUDGET);
     let session = store.session(event.session_key());
     session.ensure()?;
     let key = match event.prompt_key() {
@@ -78,6 +78,7 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         version: STATE_VERSION,
         phase: Phase::Baseline,
         repo_top: repo.top.clone(),
+        repo: Some(repo.clone()),
         tree_cache: private.tree_cache.clone(),
         config: frozen,
         config_hash,
@@ -90,7 +91,9 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
             .map(|d| d.as_secs())
             .unwrap_or(0),
     };
-    if let Err(e) = prompt.write_state(&state) {
+    // Not synced: the content objects the baseline names are not synced either, and a state
+    // lost in a power cut only makes the Stop find no baseline (fail open).
+    if let Err(e) = prompt.write_state_unsynced(&state) {
         let _ = ctx.engine.purge(&private);
         let _ = prompt.remove();
         return Err(e.into());

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::config::Frozen;
+use crate::git::Repo;
 use crate::snapshot::Snapshot;
 
 /// Version of the state file format; another version is a foreign file.
@@ -27,6 +28,10 @@ pub struct PromptState {
     pub version: u32,
     pub phase: Phase,
     pub repo_top: PathBuf,
+    /// The repository as UserPromptSubmit found it, so that Stop need not ask `rev-parse`
+    /// again (absent in states written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<Repo>,
     /// The per-repository tree cache the baseline was written with.
     pub tree_cache: PathBuf,
     pub config: Frozen,

@@ -39,6 +39,10 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         },
     };
     let prompt = session.prompt(&key);
+    // The common Stop of a prompt we never saw: nothing to lock, nothing to log.
+    if !prompt.exists() {
+        return Ok(Reply::quiet(NO_BASELINE));
+    }
     // Gate 2: one Stop at a time per prompt; a concurrent one does nothing.
     let Some(_lock) = prompt.lock_existing()? else {
         return Ok(Reply::quiet(
@@ -106,7 +110,11 @@ fn evaluate(
     let Some(baseline) = state.baseline.clone() else {
         return Ok(Reply::quiet(NO_BASELINE));
     };
-    let repo = match engine.discover(&git, &state.repo_top)? {
+    let found = match &state.repo {
+        Some(known) => engine.rediscover(&git, known)?,
+        None => engine.discover(&git, &state.repo_top)?,
+    };
+    let repo = match found {
         Discovery::Found(repo) => repo,
         _ => return Ok(Reply::quiet("repository is gone")),
     };
@@ -219,7 +227,9 @@ pub(crate) fn finish(
     let _ = crate::store::remove_entry(&prompt.snapshot_dir());
     state.phase = Phase::Finished;
     state.baseline = None;
-    if prompt.write_state(state).is_err() {
+    // Not synced: losing the tombstone in a power cut leaves the last synced state, whose
+    // gates (hashes scored, continuation count) still hold.
+    if prompt.write_state_unsynced(state).is_err() {
         let _ = prompt.remove();
     }
 }

@@ -608,6 +608,39 @@ fn session_end_removes_the_session() {
 }
 
 #[test]
+fn a_stop_for_a_prompt_never_seen_writes_nothing() {
+    let w = World::new();
+    w.run("UserPromptSubmit", json!({}));
+    let log = w.data.join("decisions.jsonl");
+    let before = (w.files(), std::fs::read(&log).ok());
+    let out = w.run("Stop", json!({"prompt_id": "never-seen"}));
+    assert_eq!(out.outcome, super::stop::NO_BASELINE);
+    assert_eq!(out.stdout, None);
+    let out = w.run("Stop", json!({"session_id": "never-seen"}));
+    assert_eq!(out.outcome, super::stop::NO_BASELINE);
+    assert_eq!((w.files(), std::fs::read(&log).ok()), before);
+}
+
+#[test]
+fn the_stop_reuses_the_repository_the_prompt_found_and_fails_open_when_it_is_gone() {
+    let w = World::new();
+    w.run("UserPromptSubmit", json!({}));
+    let state = w
+        .files()
+        .into_iter()
+        .find(|f| f.ends_with("state.json"))
+        .unwrap();
+    let state: Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    assert_eq!(state["repo"]["top"], json!(w.repo));
+    std::fs::remove_file(w.repo.join("FAKE_REPO")).unwrap();
+    w.work("changed");
+    let out = w.run("Stop", json!({}));
+    assert_eq!(out.outcome, "repository is gone");
+    assert_eq!(out.stdout, None);
+    assert_eq!(w.requests(), 0);
+}
+
+#[test]
 fn unknown_events_are_ignored() {
     let w = World::new();
     let out = w.run("SubagentStop", json!({}));

@@ -4,6 +4,7 @@ mod axes;
 mod cli;
 mod codex;
 mod hook_concurrency;
+mod hook_cost;
 mod hook_e2e;
 mod hook_faults;
 mod init;
