@@ -185,4 +185,74 @@ def main():
         print(line)
 
 
-main()
+
+
+def fresh():
+    """A second held-out set, written after the first one had been used to write rules:
+    config files, command lines, builder calls and client constructors that the rules were
+    not written against. Run: python3 heldout.py fresh > heldout-fresh.txt"""
+    rng.seed(777)
+    def pw():
+        return r(az, 4) + r(D, 3) + r(AZ, 3) + "#" + r(az, 3)
+    out = [
+        f"netrc\tmachine api.example.test login deploy password «{pw()}»",
+        f"pgpass\tdb.internal:5432:app:app_user:«{pw()}»",
+        f"jdbc\tjdbc:mysql://db.internal:3306/app?user=root&password=«{pw()}»",
+        f"redis-cli\tredis-cli -h cache.internal -a «{r(ALNUM, 24)}» ping",
+        f"sshpass\tsshpass -p '«{pw()}»' ssh deploy@host",
+        f"docker-run\tdocker run -e API_KEY=«{r(ALNUM, 32)}» -p 8080:8080 app",
+        f"compose-env\t      - STRIPE_SECRET=«sk_live_{r(ALNUM, 24)}»",
+        f"powershell\t$env:OPENAI_API_KEY = \"«{r(ALNUM, 48)}»\"",
+        f"heroku-config\theroku config:set SENDGRID_API_KEY=«SG.{r(URL, 22)}.{r(URL, 43)}»",
+        f"aws-configure\taws configure set aws_secret_access_key «{r(ALNUM + '/+', 40)}»",
+        f"gh-secret\tgh secret set DEPLOY_TOKEN --body \"«{r(ALNUM, 40)}»\"",
+        f"rust-builder\t    .api_key(\"«{r(ALNUM, 40)}»\")",
+        f"js-client\tconst client = new Client({{ apiKey: '«{r(ALNUM, 32)}»' }});",
+        f"ruby-stripe\tStripe.api_key = '«sk_test_{r(ALNUM, 24)}»'",
+        f"py-setdefault\tos.environ.setdefault(\"SERVICE_TOKEN\", \"«{r(ALNUM, 36)}»\")",
+        f"py-headers\tresp = requests.get(url, headers={{\"X-Auth-Token\": \"«{r(ALNUM, 32)}»\"}})",
+        f"py-auth-tuple\tresp = requests.get(url, auth=(\"admin\", \"«{pw()}»\"))",
+        f"go-struct\t\tPassword: \"«{pw()}»\",",
+        f"java-props\tprops.put(\"api.secret\", \"«{r(ALNUM, 32)}»\");",
+        f"properties\tmail.smtp.password=«{pw()}»",
+        f"ini\tpassword = «{pw()}»",
+        f"pip-conf\tindex-url = https://__token__:«pypi-AgEIcHlwaS5vcmc{r(URL, 60)}»@upload.pypi.org/simple",
+        f"npmrc\t//npm.pkg.github.com/:_authToken=«ghp_{r(ALNUM, 36)}»",
+        f"terraform\t  api_token = \"«{r(ALNUM, 40)}»\"",
+        f"gha-env\t      SLACK_WEBHOOK: «https://hooks.slack.com/services/T{r(AZ + D, 10)}/B{r(AZ + D, 10)}/{r(ALNUM, 24)}»",
+        f"connection-string\t\"Data Source=db;Initial Catalog=app;User ID=sa;Pwd=«{pw()}»;\"",
+        f"openssh-key\t-----BEGIN OPENSSH PRIVATE KEY-----«b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW»",
+        f"twilio-ctor\tclient = Client('AC{r(HEX, 32)}', '«{r(HEX, 32)}»')",
+        f"datadog-bare\tDATADOG = \"«{r(HEX, 32)}»\"",
+        f"slack-bare\tslack_client = WebClient(\"«xoxb-{r(D, 12)}-{r(D, 12)}-{r(ALNUM, 24)}»\")",
+        f"yaml-nested\t    secretAccessKey: «{r(ALNUM + '/+', 40)}»",
+        f"php-define\tdefine('API_SECRET', '«{r(ALNUM, 40)}»');",
+        f"csharp-conn\tvar cs = \"Host=db;Username=app;Password=«{pw()}»\";",
+        f"kotlin-const\tconst val API_TOKEN = \"«{r(ALNUM, 40)}»\"",
+        f"swift-header\trequest.setValue(\"Bearer «{r(ALNUM, 40)}»\", forHTTPHeaderField: \"Authorization\")",
+        f"dart\tconst apiKey = '«{r(ALNUM, 39)}»';",
+        f"elixir\tconfig :app, api_key: \"«{r(ALNUM, 32)}»\"",
+        f"scala\tval secret = \"«{r(ALNUM, 32)}»\"",
+        f"lua\tlocal token = \"«{r(ALNUM, 32)}»\"",
+        f"hcl-vault\t  token = \"«hvs.{r(URL, 90)}»\"",
+        f"query\tGET /api/v1/items?api_key=«{r(ALNUM, 32)}»&page=2",
+        f"cookie-header\tCookie: connect.sid=«s%3A{r(URL, 32)}.{r(URL, 43)}»",
+        f"mongo-uri\tMONGO_URL=mongodb://root:«{pw()}»@mongo:27017/admin",
+        f"amqp-uri\tamqp://guest:«{pw()}»@rabbit:5672/",
+        f"smtp-uri\tsmtps://mailer:«{pw()}»@smtp.example.test:465",
+        f"google-sa\t  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n«MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC{r(ALNUM + '+/', 40)}»\\n",
+        f"openai-bare\topenai.api_key = \"«sk-{r(ALNUM, 48)}»\"",
+        f"anthropic-bare\tclient = anthropic.Anthropic(api_key=\"«sk-ant-api03-{r(URL, 93)}AA»\")",
+        f"gitlab-bare\tgl = gitlab.Gitlab(url, private_token='«glpat-{r(URL, 20)}»')",
+        f"jwt-bare\tconst session = \"«eyJhbGciOiJIUzI1NiJ9.eyJ{r(URL, 40)}.{r(URL, 43)}»\";",
+    ]
+    for line in out:
+        print(line)
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["fresh"]:
+        fresh()
+    else:
+        main()
