@@ -195,7 +195,11 @@ impl Redactor {
         let mut open = false;
         for caps in self.regex(index).captures_iter(line) {
             let whole = caps.get(0).expect("group 0 always matches");
-            let target = caps.name("s").or_else(|| caps.name("u")).unwrap_or(whole);
+            let target = match rule.check {
+                // The first group that took part holds the password.
+                Check::CommandLine => caps.iter().skip(1).flatten().next().unwrap_or(whole),
+                _ => caps.name("s").unwrap_or(whole),
+            };
             let keep = match rule.check {
                 Check::Exact => true,
                 Check::Opaque => looks_opaque(target.as_bytes()),
@@ -1372,6 +1376,48 @@ mod tests {
             ("accesstoken", NameKind::Strong),
         ] {
             assert_eq!(classify_name(name.as_bytes()), kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn random_tokens_are_told_from_code() {
+        for (value, random) in [
+            ("jp7vkumolzcpwvxnvacrsr4tp7vyfovq", true),
+            ("a8f5f167f44f4964e6c998dee827110c", true),
+            ("OOpiANnp22PiU6L2jwhq21==", true),
+            ("token_v2_migration_20240101", false),
+            ("RSA_PSS_2048_8192_SHA384_LEGACY_KEY", false),
+            ("0x60624cfa_a477_47b1_8a8e_3a4a19981827", false),
+            ("550e8400-e29b-41d4-a716-446655440000", false),
+            ("sha512-Fk8zv7wPa2Rk3NnJ0bK4y9Qx1LmTt6Vc", false),
+            ("1.2.3-beta.4+build.5678", false),
+            ("process.env.GITHUB_TOKEN", false),
+            ("AAAAC3NzaC1lZDI1NTE5AAAAIFake", false),
+        ] {
+            assert_eq!(random_token(b"x = ", value.as_bytes()), random, "{value}");
+        }
+        assert!(!random_token(
+            b"Suite::",
+            b"Chacha20Poly1305Chacha20Poly1305"
+        ));
+        assert!(!random_token(
+            b"@sha256:",
+            b"4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d"
+        ));
+    }
+
+    #[test]
+    fn number_literals_are_not_values() {
+        for (value, number) in [
+            ("0xC0000465_u32", true),
+            ("16384u32", true),
+            ("1048576i32", true),
+            ("3.5f64", true),
+            ("12345", true),
+            ("hunter2hunter2", false),
+            ("9f2c4e6a8b0d1f3a", false),
+        ] {
+            assert_eq!(is_number_literal(value.as_bytes()), number, "{value}");
         }
     }
 

@@ -696,6 +696,11 @@ pub(crate) static RULES: &[Rule] = &[
         ),
     ),
     near(
+        "launchdarkly-key",
+        &["launchdarkly"],
+        tok!(r"(?:sdk|api|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    near(
         "gocardless-token",
         &["gocardless"],
         tok!(r"live_[A-Za-z0-9_=-]{40}"),
@@ -770,8 +775,22 @@ pub(crate) static RULES: &[Rule] = &[
     },
     Rule {
         id: "command-line-password",
-        keywords: &["mysql", "mariadb", "curl"],
-        pattern: r#"(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p(?P<s>[^\s'"\-][^\s'"]{3,})|\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'$]{1,64}:(?P<u>[^\s"']{3,})"#,
+        keywords: &[
+            "mysql",
+            "mariadb",
+            "curl",
+            "sshpass",
+            "redis-cli",
+            "machine",
+        ],
+        // Each alternative captures the password in its own (unnamed) group.
+        pattern: concat!(
+            r#"(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p([^\s'"\-][^\s'"]{3,})"#,
+            r#"|\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'$]{1,64}:([^\s"']{3,})"#,
+            r#"|\bsshpass\b[^\n]*?[ \t]-p[ \t]*["']?([^\s"']{3,})"#,
+            r#"|\bredis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+["']?([^\s"']{3,})"#,
+            r#"|^[+\- \t]*machine[ \t]+\S+[^\n]*?[ \t]password[ \t]+(\S+)"#,
+        ),
         check: Check::CommandLine,
     },
     // A random-looking token on a line that names a credential or a provider: the long tail
