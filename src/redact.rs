@@ -264,13 +264,16 @@ impl Redactor {
     fn near_keyword(&self, index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) {
         let mut at = 0;
         while at < line.len() {
-            if !is_token_byte(line[at]) {
-                at += 1;
+            let Some(skip) = line[at..].iter().position(|&b| is_token_byte(b)) else {
+                break;
+            };
+            let run_start = at + skip;
+            at = line[run_start..]
+                .iter()
+                .position(|&b| !is_token_byte(b))
+                .map_or(line.len(), |p| run_start + p);
+            if at - run_start < 16 {
                 continue;
-            }
-            let run_start = at;
-            while at < line.len() && is_token_byte(line[at]) {
-                at += 1;
             }
             // Leading `=` belongs to an assignment, not to the token.
             let mut start = run_start;
@@ -334,8 +337,21 @@ impl Redactor {
 }
 
 fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'/' | b'=' | b'.' | b'~' | b'-')
+    TOKEN_BYTES[usize::from(b)]
 }
+
+/// The bytes a token may hold: ASCII letters and digits and `_ + / = . ~ -`.
+static TOKEN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'_' | b'+' | b'/' | b'=' | b'.' | b'~' | b'-');
+        b += 1;
+    }
+    table
+};
 
 /// The offset of the `\n` ending the line that holds `at`, or the text's end.
 fn line_end(bytes: &[u8], at: usize) -> usize {
@@ -552,17 +568,6 @@ fn base64_decode(value: &[u8]) -> Option<Vec<u8>> {
 /// and not a digest, a version, a path of words, a UUID or public key material. `before` is
 /// the line up to the token.
 fn random_token(before: &[u8], value: &[u8]) -> bool {
-    // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
-    if before.ends_with(b"::") || before.ends_with(b".") {
-        return false;
-    }
-    let lower_before = before[before.len().saturating_sub(8)..].to_ascii_lowercase();
-    if [&b"sha1:"[..], b"sha256:", b"sha384:", b"sha512:", b"md5:"]
-        .iter()
-        .any(|p| lower_before.ends_with(p))
-    {
-        return false;
-    }
     let mut v = value;
     while let Some(rest) = v.strip_suffix(b"=") {
         v = rest;
@@ -574,6 +579,17 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
         || !v
             .split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
             .any(random_segment)
+    {
+        return false;
+    }
+    // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
+    if before.ends_with(b"::") || before.ends_with(b".") {
+        return false;
+    }
+    let lower_before = before[before.len().saturating_sub(8)..].to_ascii_lowercase();
+    if [&b"sha1:"[..], b"sha256:", b"sha384:", b"sha512:", b"md5:"]
+        .iter()
+        .any(|p| lower_before.ends_with(p))
     {
         return false;
     }
