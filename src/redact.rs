@@ -219,15 +219,15 @@ impl Redactor {
                 Check::AttributePair => {
                     let name = caps.name("n").map_or(&b""[..], |n| n.as_bytes());
                     let value = caps.name("v").map_or(&b""[..], |v| v.as_bytes());
-                    if classify_name(name) == NameKind::Strong && quoted_or_literal_is_secret(value)
-                    {
-                        if let Some(v) = caps.name("v") {
-                            spans.push(Span {
-                                start: offset + v.start(),
-                                end: offset + v.end(),
-                                rule: index,
-                            });
-                        }
+                    if let Some(v) = caps.name("v").filter(|_| {
+                        classify_name(name) == NameKind::Strong
+                            && quoted_or_literal_is_secret(value)
+                    }) {
+                        spans.push(Span {
+                            start: offset + v.start(),
+                            end: offset + v.end(),
+                            rule: index,
+                        });
                     }
                     false
                 }
