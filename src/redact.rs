@@ -36,8 +36,12 @@ impl RedactionReport {
 /// The compiled redaction rules.
 pub struct Redactor {
     keywords: AhoCorasick,
-    /// For each keyword pattern, the rules it triggers.
-    triggers: Vec<Vec<usize>>,
+    words: Vec<&'static str>,
+    /// For each keyword pattern, the rules it names itself.
+    own: Vec<Vec<usize>>,
+    /// For each keyword pattern, the rules it triggers: its own and those of every keyword
+    /// inside it; worked out the first time the keyword is seen.
+    triggers: Vec<OnceLock<Vec<usize>>>,
     compiled: Vec<OnceLock<Regex>>,
 }
 
@@ -45,7 +49,7 @@ impl std::fmt::Debug for Redactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Redactor")
             .field("rules", &RULES.len())
-            .field("keywords", &self.triggers.len())
+            .field("keywords", &self.words.len())
             .finish()
     }
 }
@@ -82,18 +86,6 @@ impl Redactor {
                 }
             }
         }
-        // Matches do not overlap, so a keyword also triggers the rules of every keyword
-        // inside it (`dd_api_key` runs the `key` rules too).
-        let own = triggers.clone();
-        for (i, outer) in words.iter().enumerate() {
-            for (j, inner) in words.iter().enumerate() {
-                if i != j && outer.contains(inner) {
-                    triggers[i].extend_from_slice(&own[j]);
-                }
-            }
-            triggers[i].sort_unstable();
-            triggers[i].dedup();
-        }
         let keywords = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
@@ -102,9 +94,28 @@ impl Redactor {
             .expect("the keyword list is small and valid");
         Redactor {
             keywords,
-            triggers,
+            triggers: words.iter().map(|_| OnceLock::new()).collect(),
+            words,
+            own: triggers,
             compiled: RULES.iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The rules keyword `pattern` triggers. Matches do not overlap, so a keyword also
+    /// triggers the rules of every keyword inside it (`dd_api_key` runs the `key` rules too).
+    fn triggers(&self, pattern: usize) -> &[usize] {
+        self.triggers[pattern].get_or_init(|| {
+            let outer = self.words[pattern];
+            let mut rules = self.own[pattern].clone();
+            for (j, inner) in self.words.iter().enumerate() {
+                if j != pattern && inner.len() < outer.len() && outer.contains(inner) {
+                    rules.extend_from_slice(&self.own[j]);
+                }
+            }
+            rules.sort_unstable();
+            rules.dedup();
+            rules
+        })
     }
 
     fn regex(&self, rule: usize) -> &Regex {
@@ -148,12 +159,12 @@ impl Redactor {
                 .map_or(0, |p| p + 1);
             let line_end = line_end(bytes, hit.start());
             rules_on_line.clear();
-            rules_on_line.extend_from_slice(&self.triggers[hit.pattern().as_usize()]);
+            rules_on_line.extend_from_slice(self.triggers(hit.pattern().as_usize()));
             while let Some(next) = hits.peek() {
                 if next.start() >= line_end {
                     break;
                 }
-                rules_on_line.extend_from_slice(&self.triggers[next.pattern().as_usize()]);
+                rules_on_line.extend_from_slice(self.triggers(next.pattern().as_usize()));
                 hits.next();
             }
             rules_on_line.sort_unstable();
@@ -177,10 +188,18 @@ impl Redactor {
     /// Runs one rule on one line; true when a private key's body continues past the line.
     fn apply(&self, index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) -> bool {
         let rule: &Rule = &RULES[index];
+        if rule.check == Check::NearKeyword {
+            self.near_keyword(index, line, offset, spans);
+            return false;
+        }
         let mut open = false;
         for caps in self.regex(index).captures_iter(line) {
             let whole = caps.get(0).expect("group 0 always matches");
-            let target = caps.name("s").unwrap_or(whole);
+            let target = match rule.check {
+                // The first group that took part holds the password.
+                Check::CommandLine => caps.iter().skip(1).flatten().next().unwrap_or(whole),
+                _ => caps.name("s").unwrap_or(whole),
+            };
             let keep = match rule.check {
                 Check::Exact => true,
                 Check::Opaque => looks_opaque(target.as_bytes()),
@@ -195,6 +214,26 @@ impl Redactor {
                         });
                     }
                     false
+                }
+                Check::NearKeyword => false,
+                Check::AttributePair => {
+                    let name = caps.name("n").map_or(&b""[..], |n| n.as_bytes());
+                    let value = caps.name("v").map_or(&b""[..], |v| v.as_bytes());
+                    if let Some(v) = caps.name("v").filter(|_| {
+                        classify_name(name) == NameKind::Strong
+                            && quoted_or_literal_is_secret(value)
+                    }) {
+                        spans.push(Span {
+                            start: offset + v.start(),
+                            end: offset + v.end(),
+                            rule: index,
+                        });
+                    }
+                    false
+                }
+                Check::CommandLine => {
+                    let v = target.as_bytes();
+                    v.len() >= 4 && !is_placeholder(v) && !v.contains(&b'$')
                 }
                 Check::PrivateKey => {
                     let ended = whole.as_bytes().ends_with(b"-----")
@@ -217,6 +256,102 @@ impl Redactor {
         open
     }
 }
+
+impl Redactor {
+    /// Random-looking tokens on a line that names a credential or a provider. This scan is
+    /// the rule's pattern written out by hand: it runs on every line that names a credential,
+    /// where a byte loop with cheap rejections costs a fraction of a regex search.
+    fn near_keyword(&self, index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) {
+        let mut at = 0;
+        while at < line.len() {
+            let Some(skip) = line[at..].iter().position(|&b| is_token_byte(b)) else {
+                break;
+            };
+            let run_start = at + skip;
+            at = line[run_start..]
+                .iter()
+                .position(|&b| !is_token_byte(b))
+                .map_or(line.len(), |p| run_start + p);
+            if at - run_start < 16 {
+                continue;
+            }
+            // Leading `=` belongs to an assignment, not to the token.
+            let mut start = run_start;
+            while start < at && line[start] == b'=' {
+                start += 1;
+            }
+            let end = at;
+            let opens = start > run_start
+                || start == 0
+                || matches!(
+                    line[start - 1],
+                    b' ' | b'\t'
+                        | b'"'
+                        | b'\''
+                        | b'`'
+                        | b':'
+                        | b'('
+                        | b','
+                        | b'['
+                        | b'{'
+                        | b'>'
+                        | b'|'
+                );
+            let closes = end == line.len()
+                || matches!(
+                    line[end],
+                    b' ' | b'\t'
+                        | b'\r'
+                        | b'"'
+                        | b'\''
+                        | b'`'
+                        | b';'
+                        | b','
+                        | b')'
+                        | b']'
+                        | b'}'
+                        | b'<'
+                        | b'&'
+                        | b'\\'
+                );
+            if end - start < 16
+                || end - start > 512
+                || !line[start].is_ascii_alphanumeric()
+                || !opens
+                || !closes
+            {
+                continue;
+            }
+            let token = &line[start..end];
+            if random_token(&line[..start], token)
+                && mentions_near_keyword(&line[..start], &line[end..])
+            {
+                spans.push(Span {
+                    start: offset + start,
+                    end: offset + end,
+                    rule: index,
+                });
+            }
+        }
+    }
+}
+
+fn is_token_byte(b: u8) -> bool {
+    TOKEN_BYTES[usize::from(b)]
+}
+
+/// The bytes a token may hold: ASCII letters and digits and `_ + / = . ~ -`.
+static TOKEN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'_' | b'+' | b'/' | b'=' | b'.' | b'~' | b'-');
+        b += 1;
+    }
+    table
+};
 
 /// The offset of the `\n` ending the line that holds `at`, or the text's end.
 fn line_end(bytes: &[u8], at: usize) -> usize {
@@ -427,6 +562,100 @@ fn base64_decode(value: &[u8]) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// A token that reads as machine-generated: long, mixed letters and digits, high entropy,
+/// and not a digest, a version, a path of words, a UUID or public key material. `before` is
+/// the line up to the token.
+fn random_token(before: &[u8], value: &[u8]) -> bool {
+    let mut v = value;
+    while let Some(rest) = v.strip_suffix(b"=") {
+        v = rest;
+    }
+    // Cheap tests first: most candidates in code are identifiers without digits.
+    if v.len() < 16
+        || !v.iter().any(u8::is_ascii_digit)
+        || !v.iter().any(u8::is_ascii_alphabetic)
+        || !v
+            .split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
+            .any(random_segment)
+    {
+        return false;
+    }
+    // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
+    if before.ends_with(b"::") || before.ends_with(b".") {
+        return false;
+    }
+    let lower_before = before[before.len().saturating_sub(8)..].to_ascii_lowercase();
+    if [&b"sha1:"[..], b"sha256:", b"sha384:", b"sha512:", b"md5:"]
+        .iter()
+        .any(|p| lower_before.ends_with(p))
+    {
+        return false;
+    }
+    if is_placeholder(v) || is_identifier_words(v) || is_uuid(v) {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    if [
+        &b"sha1-"[..],
+        b"sha256-",
+        b"sha384-",
+        b"sha512-",
+        b"aaaa",
+        b"0x",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+    {
+        return false;
+    }
+    // Versions and addresses: `1.2.3-beta.4`, `10.0.0.1`.
+    if v[0].is_ascii_digit() && v.contains(&b'.') {
+        return false;
+    }
+    let hex = v.iter().all(u8::is_ascii_hexdigit);
+    if hex {
+        return v.len() >= 20 && entropy(v) >= 3.0;
+    }
+    entropy(v) >= 3.3
+}
+
+/// A piece of a token that mixes letters and digits the way generated text does, rather than
+/// a word with a numeric tail (`migration2024`, `v2`).
+/// Whether the line around a token (not the token itself, whose random letters may spell
+/// one) names a credential or a provider.
+fn mentions_near_keyword(before: &[u8], after: &[u8]) -> bool {
+    let around = [before, after].concat().to_ascii_lowercase();
+    rules::NEAR_KEYWORDS
+        .iter()
+        .any(|k| find(&around, k.as_bytes()).is_some())
+}
+
+fn random_segment(segment: &[u8]) -> bool {
+    if segment.len() < 8 {
+        return false;
+    }
+    let (lower, upper, digit, _) = classes(segment);
+    if !digit || !(lower || upper) {
+        return false;
+    }
+    let switches = segment
+        .windows(2)
+        .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+        .count();
+    switches >= 3
+}
+
+fn is_uuid(v: &[u8]) -> bool {
+    v.len() == 36
+        && v.iter().enumerate().all(|(i, b)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                *b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
 }
 
 /// Values that stand for a secret without being one: templates, references, examples.
@@ -829,12 +1058,23 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
         return None;
     }
     let raw_name = name.as_bytes();
-    // Whitespace as the operator only binds a command-line flag: `--password hunter2`.
-    if op_trim.is_empty() && !raw_name.starts_with(b"-") {
+    // Whitespace as the operator only binds a command-line flag (`--password hunter2`) or a
+    // Dockerfile `ENV NAME value`.
+    if op_trim.is_empty() && !raw_name.starts_with(b"-") && !line[..name.start()].ends_with(b"ENV ")
+    {
         return None;
     }
-    // `,` only binds a quoted key to its value: `("api_key", "…")`, not call arguments.
-    if op_trim == b"," && caps.name("c").is_none_or(|c| c.as_bytes().is_empty()) {
+    // `,` binds a quoted key to its value (`("api_key", "…")`); after a bare name (a CSV
+    // row, or call arguments) only a strongly random value counts.
+    let bare_comma = op_trim == b"," && caps.name("c").is_none_or(|c| c.as_bytes().is_empty());
+    // `name Type = value`: the type is a word, never a keyword of the language's control flow.
+    if op_trim.len() > 1
+        && op_trim[0].is_ascii_alphabetic()
+        && matches!(
+            &op_trim[..op_trim.len() - 1],
+            b"is" | b"in" | b"and" | b"or" | b"not" | b"if" | b"else" | b"return"
+        )
+    {
         return None;
     }
     // `>` only closes an XML element: `<password>…</password>`.
@@ -849,6 +1089,7 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
     let after = line.get(value.end()).copied();
     let (content, start) = match quoted_content(v) {
         Some((skip, len)) => (&v[skip..skip + len], value.start() + skip),
+        None if bare_comma => (v, value.start()),
         None => {
             // A function call, an index, or a member access is a reference, not a value.
             if matches!(after, Some(b'(' | b'[' | b'{')) {
@@ -873,6 +1114,7 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
     // A quoted value that is a type annotation's default, e.g. `password: str = "…"`, is
     // handled by the typed operator; a trailing `+`/`%` makes the literal a format prefix.
     let secret = match kind {
+        _ if bare_comma => random_token(&line[..start], content),
         NameKind::Strong => quoted_or_literal_is_secret(content),
         NameKind::Weak => strong_value(content),
         NameKind::None => false,
@@ -882,6 +1124,10 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
 
 /// For a quoted value, the offset and length of its content.
 fn quoted_content(v: &[u8]) -> Option<(usize, usize)> {
+    // `\"…\"`: a string inside an escaped JSON document.
+    if v.len() >= 4 && v.starts_with(b"\\\"") && v.ends_with(b"\\\"") {
+        return Some((2, v.len() - 4));
+    }
     let prefix = v
         .iter()
         .take_while(|b| matches!(b, b'f' | b'F' | b'b' | b'B' | b'r' | b'R' | b'u' | b'U'))
@@ -922,16 +1168,18 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
     }
     if v.iter()
         .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b'-')
+        || is_number_literal(v)
     {
         return false;
     }
     // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`.
     let is_path = v.iter().all(|&b| {
         b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$' | b'!' | b'?' | b'&')
-    }) && (v.contains(&b'.') || v.windows(2).any(|w| w == b"::"))
-        && split_words(v)
-            .iter()
-            .all(|w| w.iter().any(u8::is_ascii_alphabetic));
+    }) && (v.windows(2).any(|w| w == b"::")
+        || (v.contains(&b'.')
+            && split_words(v)
+                .iter()
+                .all(|w| w.iter().any(u8::is_ascii_alphabetic))));
     if is_path || v.starts_with(b"&") || v.starts_with(b"!") || v.starts_with(b"*") {
         return false;
     }
@@ -961,10 +1209,49 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
         && v.iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$'));
     if identifier {
-        // In code a bare identifier names a variable; only a random-looking one is a value.
-        return strong_value(v);
+        // In code a bare identifier names a variable or a constant (`MSV1_0_CREDENTIAL_KEY`);
+        // only a random-looking one is a value.
+        return strong_value(v) && random_token(&context.line[..context.name_start], v);
     }
     v.len() >= 8
+}
+
+/// A numeric literal of code: `0xC0000465_u32`, `1048576i32`, `16384u32`, `3.5f64`.
+fn is_number_literal(v: &[u8]) -> bool {
+    let lower = v.to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix(b"0x") {
+        return hex.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    }
+    let digits = lower
+        .iter()
+        .take_while(|b| b.is_ascii_digit() || matches!(b, b'_' | b'.'))
+        .count();
+    digits > 0
+        && matches!(
+            &lower[digits..],
+            b"" | b"u8"
+                | b"u16"
+                | b"u32"
+                | b"u64"
+                | b"u128"
+                | b"usize"
+                | b"i8"
+                | b"i16"
+                | b"i32"
+                | b"i64"
+                | b"i128"
+                | b"isize"
+                | b"f32"
+                | b"f64"
+                | b"l"
+                | b"ul"
+                | b"ull"
+                | b"ll"
+                | b"u"
+                | b"f"
+                | b"d"
+                | b"m"
+        )
 }
 
 /// A strong-named value (quoted, or literal by context) that is a secret.
@@ -1105,6 +1392,48 @@ mod tests {
             ("accesstoken", NameKind::Strong),
         ] {
             assert_eq!(classify_name(name.as_bytes()), kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn random_tokens_are_told_from_code() {
+        for (value, random) in [
+            ("jp7vkumolzcpwvxnvacrsr4tp7vyfovq", true),
+            ("a8f5f167f44f4964e6c998dee827110c", true),
+            ("OOpiANnp22PiU6L2jwhq21==", true),
+            ("token_v2_migration_20240101", false),
+            ("RSA_PSS_2048_8192_SHA384_LEGACY_KEY", false),
+            ("0x60624cfa_a477_47b1_8a8e_3a4a19981827", false),
+            ("550e8400-e29b-41d4-a716-446655440000", false),
+            ("sha512-Fk8zv7wPa2Rk3NnJ0bK4y9Qx1LmTt6Vc", false),
+            ("1.2.3-beta.4+build.5678", false),
+            ("process.env.GITHUB_TOKEN", false),
+            ("AAAAC3NzaC1lZDI1NTE5AAAAIFake", false),
+        ] {
+            assert_eq!(random_token(b"x = ", value.as_bytes()), random, "{value}");
+        }
+        assert!(!random_token(
+            b"Suite::",
+            b"Chacha20Poly1305Chacha20Poly1305"
+        ));
+        assert!(!random_token(
+            b"@sha256:",
+            b"4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d"
+        ));
+    }
+
+    #[test]
+    fn number_literals_are_not_values() {
+        for (value, number) in [
+            ("0xC0000465_u32", true),
+            ("16384u32", true),
+            ("1048576i32", true),
+            ("3.5f64", true),
+            ("12345", true),
+            ("hunter2hunter2", false),
+            ("9f2c4e6a8b0d1f3a", false),
+        ] {
+            assert_eq!(is_number_literal(value.as_bytes()), number, "{value}");
         }
     }
 
