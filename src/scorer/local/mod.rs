@@ -27,6 +27,7 @@
 //! priority signal, not a calibrated defect probability.
 
 mod patch;
+mod prefilter;
 mod rules;
 mod signals;
 
@@ -54,6 +55,13 @@ pub struct LocalScorer {
 impl LocalScorer {
     pub fn new() -> LocalScorer {
         LocalScorer::default()
+    }
+
+    /// Compiles every line rule now instead of when a payload first could match it, and
+    /// returns how many rules have no literal to wait for; for benches and tests.
+    #[doc(hidden)]
+    pub fn compile_all_rules(&self) -> usize {
+        signals::compile_all_rules()
     }
 
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).

@@ -3,11 +3,12 @@
 //! function), paired before/after lines (flipped conditions, changed constants, dropped `?`),
 //! public signatures, dependency majors, configuration keys, and tests.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
+use std::collections::HashSet;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 
+use super::prefilter::Prefilter;
 use super::patch::{FileDiff, Kind, Lang, Line, Role};
 use super::rules::{AUTH, BEHAVIOR, COMPAT, ERRORS, INPUT, RULES, Rule, Side, TESTS};
 
@@ -28,35 +29,71 @@ pub struct Hit {
     pub note: String,
 }
 
+/// The line rules split by side, each compiled the first time a payload could match it.
 struct Compiled {
-    added: Vec<Regex>,
-    added_rules: Vec<&'static Rule>,
-    removed: Vec<Regex>,
-    removed_rules: Vec<&'static Rule>,
-    unless: HashMap<&'static str, Regex>,
+    added: RuleSide,
+    removed: RuleSide,
+}
+
+struct RuleSide {
+    rules: Vec<&'static Rule>,
+    /// Patterns as compiled: multi-line mode (the rules anchor on line starts and ends within
+    /// the joined side text), ASCII classes.
+    patterns: Vec<String>,
+    regexes: Vec<OnceLock<Regex>>,
+    unless: Vec<OnceLock<Option<Regex>>>,
+    prefilter: Prefilter,
+}
+
+impl RuleSide {
+    fn new(rules: Vec<&'static Rule>) -> RuleSide {
+        let patterns: Vec<String> = rules
+            .iter()
+            .map(|r| ascii_classes(&format!("(?m:{})", r.pattern)))
+            .collect();
+        RuleSide {
+            prefilter: Prefilter::new(patterns.iter().map(String::as_str)),
+            regexes: rules.iter().map(|_| OnceLock::new()).collect(),
+            unless: rules.iter().map(|_| OnceLock::new()).collect(),
+            rules,
+            patterns,
+        }
+    }
+
+    fn regex(&self, i: usize) -> &Regex {
+        self.regexes[i]
+            .get_or_init(|| Regex::new(&self.patterns[i]).expect("signal pattern compiles"))
+    }
+
+    fn unless(&self, i: usize) -> Option<&Regex> {
+        self.unless[i]
+            .get_or_init(|| self.rules[i].unless.map(re))
+            .as_ref()
+    }
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let (added_rules, removed_rules): (Vec<&Rule>, Vec<&Rule>) =
+    let (added, removed): (Vec<&Rule>, Vec<&Rule>) =
         RULES.iter().partition(|r| r.side == Side::Added);
-    // Multi-line mode: the rules anchor on line starts and ends within the joined side text.
-    let set = |rules: &[&Rule]| -> Vec<Regex> {
-        rules
-            .iter()
-            .map(|r| re(&format!("(?m:{})", r.pattern)))
-            .collect()
-    };
     Compiled {
-        added: set(&added_rules),
-        removed: set(&removed_rules),
-        unless: RULES
-            .iter()
-            .filter_map(|r| Some((r.id, re(r.unless?))))
-            .collect(),
-        added_rules,
-        removed_rules,
+        added: RuleSide::new(added),
+        removed: RuleSide::new(removed),
     }
 });
+
+/// Compiles every line rule now; for tests and benches (a payload compiles only the rules
+/// its text could match). Returns how many rules run on every payload.
+#[doc(hidden)]
+pub fn compile_all_rules() -> usize {
+    let c = &*COMPILED;
+    for side in [&c.added, &c.removed] {
+        for i in 0..side.rules.len() {
+            side.regex(i);
+            side.unless(i);
+        }
+    }
+    c.added.prefilter.always_count() + c.removed.prefilter.always_count()
+}
 
 fn re(p: &str) -> Regex {
     Regex::new(&ascii_classes(p)).expect("signal pattern compiles")
@@ -268,11 +305,18 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
     let compiled = &*COMPILED;
     let added = SideText::new(files, Kind::Added);
     let removed = SideText::new(files, Kind::Removed);
-    for (side, regexes, rules) in [
-        (&added, &compiled.added, &compiled.added_rules),
-        (&removed, &compiled.removed, &compiled.removed_rules),
-    ] {
-        for (regex, rule) in regexes.iter().zip(rules.iter()) {
+    for (side, rules) in [(&added, &compiled.added), (&removed, &compiled.removed)] {
+        if side.text.is_empty() {
+            continue;
+        }
+        let langs = side.lines.iter().fold(0, |acc, (f, _)| acc | f.lang.bit());
+        let roles = side.lines.iter().fold(0, |acc, (f, _)| acc | f.role.bit());
+        let candidates = rules.prefilter.candidates(&side.text);
+        for (i, rule) in rules.rules.iter().enumerate() {
+            if !candidates[i] || rule.langs & langs == 0 || rule.roles & roles == 0 {
+                continue;
+            }
+            let regex = rules.regex(i);
             let mut pos = 0;
             while pos < side.text.len() {
                 let Some(m) = regex.find_at(&side.text, pos) else {
@@ -289,7 +333,7 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
                 if !regex.is_match(text) {
                     continue;
                 }
-                if let Some(unless) = compiled.unless.get(rule.id)
+                if let Some(unless) = rules.unless(i)
                     && unless.is_match(text)
                 {
                     continue;
@@ -1127,6 +1171,30 @@ fn untested_logic(ctx: &Ctx, files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
 mod tests {
     use super::*;
     use crate::scorer::local::patch::parse;
+
+    /// The prefilter never skips a rule that matches: checked on every case of the eval set.
+    #[test]
+    fn prefilter_skips_only_rules_that_cannot_match() {
+        let cases = crate::eval_set::load(&crate::eval_set::default_dir()).unwrap();
+        compile_all_rules();
+        let c = &*COMPILED;
+        let mut skipped = 0;
+        for case in &cases {
+            let mut files = parse(&case.diff);
+            collect(&mut files);
+            for (kind, rules) in [(Kind::Added, &c.added), (Kind::Removed, &c.removed)] {
+                let side = SideText::new(&files, kind);
+                let candidates = rules.prefilter.candidates(&side.text);
+                for i in 0..rules.rules.len() {
+                    if rules.regex(i).is_match(&side.text) {
+                        assert!(candidates[i], "{}: {} skipped", case.id, rules.rules[i].id);
+                    }
+                    skipped += usize::from(!candidates[i]);
+                }
+            }
+        }
+        assert!(2 * skipped > cases.len() * RULES.len(), "prefilter skips little: {skipped}");
+    }
 
     fn ids(diff: &str) -> Vec<&'static str> {
         let mut files = parse(diff);
