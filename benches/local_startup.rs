@@ -46,6 +46,16 @@ fn child(target: usize) {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().any(|a| a == "--profile") {
+        let mut times = LocalScorer::new().compile_profile();
+        let total: Duration = times.iter().map(|(_, t)| *t).sum();
+        times.sort_by(|a, b| b.1.cmp(&a.1));
+        println!("compiling every regex: {:.2}ms", total.as_secs_f64() * 1e3);
+        for (name, t) in times.iter().take(25) {
+            println!("{:>8.3}ms {name}", t.as_secs_f64() * 1e3);
+        }
+        return ExitCode::SUCCESS;
+    }
     if let Ok(target) = std::env::var(CHILD_ENV) {
         child(target.parse().expect("size"));
         return ExitCode::SUCCESS;
@@ -54,7 +64,7 @@ fn main() -> ExitCode {
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--bench" => {}
+            "--bench" | "--profile" => {}
             "--rounds" => match it.next().and_then(|n| n.parse().ok()) {
                 Some(n) if n > 0 => rounds = n,
                 _ => {

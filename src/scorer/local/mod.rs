@@ -64,6 +64,12 @@ impl LocalScorer {
         signals::compile_all_rules()
     }
 
+    /// Compile time of each regex the scorer may need; for the start-up bench.
+    #[doc(hidden)]
+    pub fn compile_profile(&self) -> Vec<(String, std::time::Duration)> {
+        signals::compile_profile()
+    }
+
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).
     pub fn score_diff(&self, diff: &str) -> Scores {
         let mut files = patch::parse(diff);

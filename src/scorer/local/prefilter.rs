@@ -27,7 +27,7 @@ pub struct Prefilter {
 }
 
 impl Prefilter {
-    /// `patterns` as the regex crate will compile them (Unicode case folding included).
+    /// `patterns` as the line rules compile them: ASCII semantics over bytes (`unicode(false)`).
     pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Prefilter {
         let mut words: Vec<String> = Vec::new();
         let mut triggers: Vec<Vec<usize>> = Vec::new();
@@ -35,12 +35,9 @@ impl Prefilter {
         let mut count = 0;
         for (i, pattern) in patterns.into_iter().enumerate() {
             count += 1;
-            let required = regex_syntax::parse(pattern)
-                .ok()
-                .and_then(|hir| required(&hir))
-                .filter(|set| {
-                    set.len() <= MAX_LITERALS && set.iter().all(|s| s.len() >= MIN_LITERAL)
-                });
+            let required = parse(pattern).and_then(|hir| required(&hir)).filter(|set| {
+                set.len() <= MAX_LITERALS && set.iter().all(|s| s.len() >= MIN_LITERAL)
+            });
             let Some(set) = required else {
                 always.push(i);
                 continue;
@@ -71,11 +68,6 @@ impl Prefilter {
     /// Per pattern: whether it can match somewhere in `text`.
     pub fn candidates(&self, text: &str) -> Vec<bool> {
         let mut out = vec![false; self.count];
-        // Unicode case folding maps `ſ` to `s` and the Kelvin sign to `k`, which an ASCII
-        // scan would not: such text runs everything.
-        if text.contains(['\u{17F}', '\u{212A}']) {
-            return vec![true; self.count];
-        }
         for &i in &self.always {
             out[i] = true;
         }
@@ -91,6 +83,16 @@ impl Prefilter {
     pub fn always_count(&self) -> usize {
         self.always.len()
     }
+}
+
+/// The syntax of `pattern` as a bytes regex with Unicode off parses it.
+fn parse(pattern: &str) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .ok()
 }
 
 /// Lower-cased literals one of which every match of `hir` contains, or `None` when no such
@@ -150,35 +152,32 @@ fn single_text(hir: &Hir) -> Option<String> {
     }
 }
 
-/// A class matching one character up to case (`[Aa]`, `a`, `[Kk\u{212A}]`), lower-cased.
-/// Non-ASCII members are only Unicode case folds, which [`Prefilter::candidates`] guards.
+/// A class matching one ASCII character up to case (`[Aa]`, `a`), lower-cased.
 fn case_letter(class: &Class) -> Option<char> {
-    let mut chars: Vec<char> = Vec::new();
+    let mut bytes: Vec<u8> = Vec::new();
     match class {
         Class::Unicode(c) => {
             for r in c.ranges() {
-                if (r.end() as u32) - (r.start() as u32) > 2 {
+                if !r.end().is_ascii() || (r.end() as u32) - (r.start() as u32) > 1 {
                     return None;
                 }
-                chars.extend(r.start()..=r.end());
+                bytes.extend((r.start() as u8)..=(r.end() as u8));
             }
         }
         Class::Bytes(c) => {
             for r in c.ranges() {
-                if r.end() - r.start() > 2 {
+                if !r.end().is_ascii() || r.end() - r.start() > 1 {
                     return None;
                 }
-                chars.extend((r.start()..=r.end()).map(char::from));
+                bytes.extend(r.start()..=r.end());
             }
         }
     }
-    let ascii: Vec<char> = chars.iter().copied().filter(char::is_ascii).collect();
-    let first = ascii.first()?.to_ascii_lowercase();
-    let same = ascii.iter().all(|c| c.to_ascii_lowercase() == first);
-    let folds_only = chars
+    let first = bytes.first()?.to_ascii_lowercase();
+    bytes
         .iter()
-        .all(|c| c.is_ascii() || matches!(c, '\u{17F}' | '\u{212A}'));
-    (same && folds_only).then_some(first)
+        .all(|b| b.to_ascii_lowercase() == first)
+        .then_some(char::from(first))
 }
 
 #[cfg(test)]
@@ -186,13 +185,19 @@ mod tests {
     use super::*;
 
     fn req(p: &str) -> Option<Vec<String>> {
-        required(&regex_syntax::parse(p).unwrap())
+        required(&parse(p).unwrap())
     }
 
     #[test]
     fn reads_required_literals() {
-        assert_eq!(req(r"InsecureSkipVerify\s*:\s*true"), Some(vec!["insecureskipverify".into()]));
-        assert_eq!(req(r"(?i)auth|Owner"), Some(vec!["auth".into(), "owner".into()]));
+        assert_eq!(
+            req(r"InsecureSkipVerify\s*:\s*true"),
+            Some(vec!["insecureskipverify".into()])
+        );
+        assert_eq!(
+            req(r"(?i)auth|Owner"),
+            Some(vec!["auth".into(), "owner".into()])
+        );
         assert_eq!(req(r"\bunsafe\s*\{"), Some(vec!["unsafe".into()]));
         assert_eq!(req(r"^\s*(?:x)?\s*$"), None);
         assert_eq!(req(r"foo|\w+"), None);
@@ -201,13 +206,22 @@ mod tests {
 
     #[test]
     fn skipped_patterns_cannot_match() {
-        let patterns = [r"(?i)skip_?verify", r"\bfoo(?:bar)?\b", r"^\s*$", r"(?i)s[aeiou]fe"];
+        let patterns = [
+            r"(?i)skip_?verify",
+            r"\bfoo(?:bar)?\b",
+            r"^\s*$",
+            r"(?i)s[aeiou]fe",
+        ];
         let pre = Prefilter::new(patterns);
         assert_eq!(pre.always_count(), 1);
         for text in ["SKIPVERIFY", "nothing here", "foobar", "SAFE", "ſafe", "x"] {
             let c = pre.candidates(text);
             for (i, p) in patterns.iter().enumerate() {
-                if regex::Regex::new(p).unwrap().is_match(text) {
+                let re = regex::bytes::RegexBuilder::new(p)
+                    .unicode(false)
+                    .build()
+                    .unwrap();
+                if re.is_match(text.as_bytes()) {
                     assert!(c[i], "{p} on {text}");
                 }
             }

@@ -7,9 +7,10 @@ use std::collections::HashSet;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
+use regex::bytes::Regex as BytesRegex;
 
-use super::prefilter::Prefilter;
 use super::patch::{FileDiff, Kind, Lang, Line, Role};
+use super::prefilter::Prefilter;
 use super::rules::{AUTH, BEHAVIOR, COMPAT, ERRORS, INPUT, RULES, Rule, Side, TESTS};
 
 /// Longest prefix of a line the rules read; keeps minified or generated lines cheap.
@@ -40,8 +41,8 @@ struct RuleSide {
     /// Patterns as compiled: multi-line mode (the rules anchor on line starts and ends within
     /// the joined side text), ASCII classes.
     patterns: Vec<String>,
-    regexes: Vec<OnceLock<Regex>>,
-    unless: Vec<OnceLock<Option<Regex>>>,
+    regexes: Vec<OnceLock<BytesRegex>>,
+    unless: Vec<OnceLock<Option<BytesRegex>>>,
     prefilter: Prefilter,
 }
 
@@ -60,16 +61,25 @@ impl RuleSide {
         }
     }
 
-    fn regex(&self, i: usize) -> &Regex {
-        self.regexes[i]
-            .get_or_init(|| Regex::new(&self.patterns[i]).expect("signal pattern compiles"))
+    fn regex(&self, i: usize) -> &BytesRegex {
+        self.regexes[i].get_or_init(|| line_regex(&self.patterns[i]))
     }
 
-    fn unless(&self, i: usize) -> Option<&Regex> {
+    fn unless(&self, i: usize) -> Option<&BytesRegex> {
         self.unless[i]
-            .get_or_init(|| self.rules[i].unless.map(re))
+            .get_or_init(|| self.rules[i].unless.map(|p| line_regex(&ascii_classes(p))))
             .as_ref()
     }
+}
+
+/// A line rule's regex: ASCII semantics over bytes. Code is ASCII in practice, and Unicode
+/// `.`, negated classes and case folding make a rule up to fifty times dearer to compile,
+/// which a hook process pays on every run. Non-ASCII text still matches byte for byte.
+fn line_regex(pattern: &str) -> BytesRegex {
+    regex::bytes::RegexBuilder::new(pattern)
+        .unicode(false)
+        .build()
+        .expect("signal pattern compiles")
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
@@ -80,6 +90,67 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
         removed: RuleSide::new(removed),
     }
 });
+
+/// Compile time of every line rule (compiled afresh) and of every structural regex (forced
+/// now, so call this in a fresh process); for the start-up bench.
+#[doc(hidden)]
+pub fn compile_profile() -> Vec<(String, std::time::Duration)> {
+    let mut out = Vec::new();
+    for rule in RULES {
+        let start = std::time::Instant::now();
+        std::hint::black_box(line_regex(&ascii_classes(&format!(
+            "(?m:{})",
+            rule.pattern
+        ))));
+        out.push((format!("rule {}", rule.id), start.elapsed()));
+    }
+    macro_rules! timed {
+        ($name:ident) => {{
+            let start = std::time::Instant::now();
+            LazyLock::force(&$name);
+            out.push((stringify!($name).to_string(), start.elapsed()));
+        }};
+    }
+    timed!(FN_DEF);
+    timed!(ACCESS_NAME);
+    timed!(VALIDATION_NAME);
+    timed!(ACCESS_EXPR);
+    timed!(CONST_TRUE);
+    timed!(RETURN_EXPR);
+    timed!(EXPORTED_TYPE);
+    timed!(TS_FIELD);
+    timed!(VARIANT);
+    timed!(MEMBER_NAME);
+    timed!(GO_FIELD);
+    timed!(HANDLER_OPEN);
+    timed!(HANDLER_EMPTY);
+    timed!(LOG_ONLY);
+    timed!(CLOSE);
+    timed!(COND);
+    timed!(RETURN);
+    timed!(OPERATORS);
+    timed!(NUMBER);
+    timed!(ARITH);
+    timed!(TRY_OP);
+    timed!(HANDLED);
+    timed!(COMPARISON);
+    timed!(UNWRAP);
+    timed!(WORD);
+    timed!(DEF_GO);
+    timed!(DEF_PY);
+    timed!(DEF_JS);
+    timed!(DEF_RS);
+    timed!(DEF_JAVA);
+    timed!(DEF_JAVA_IFACE);
+    timed!(DEF_RB);
+    timed!(PRIVATE_MARK);
+    timed!(DEP_LINE);
+    timed!(POM_VERSION);
+    timed!(GO_MAJOR);
+    timed!(CONFIG_KEY);
+    timed!(IMPORT);
+    out
+}
 
 /// Compiles every line rule now; for tests and benches (a payload compiles only the rules
 /// its text could match). Returns how many rules run on every payload.
@@ -213,7 +284,116 @@ pub fn collect(files: &mut [FileDiff<'_>]) -> Vec<Hit> {
         }
     }
     untested_logic(&ctx, files, &mut hits);
+    for file in files.iter().filter(|f| f.role == Role::Source) {
+        dropped_awaits(file, &mut hits);
+    }
+    for file in files
+        .iter()
+        .filter(|f| f.role == Role::Test || inline_tests(f))
+    {
+        rewritten_tests(file, &mut hits);
+    }
     hits
+}
+
+/// A Rust source file whose change touches its inline `#[cfg(test)]` module.
+fn inline_tests(file: &FileDiff<'_>) -> bool {
+    file.lang == Lang::Rust
+        && file.role == Role::Source
+        && file.hunks.iter().any(|h| {
+            h.header.contains("mod tests")
+                || h.lines.iter().any(|l| {
+                    let t = l.text.trim();
+                    t.starts_with("#[cfg(test)]")
+                        || t.starts_with("#[test]")
+                        || t.starts_with("mod tests")
+                })
+        })
+}
+
+/// The changed lines of one side of `file`.
+fn changed_lines<'f, 'a>(file: &'f FileDiff<'a>, kind: Kind) -> impl Iterator<Item = &'f Line<'a>> {
+    file.hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .filter(move |l| l.kind == kind && l.changed)
+}
+
+/// A call that was awaited and now is not (`await save(x)` → `save(x)`): its failure becomes
+/// an unhandled rejection or is lost, and the caller no longer waits for it.
+fn dropped_awaits(file: &FileDiff<'_>, hits: &mut Vec<Hit>) {
+    let added: HashSet<String> = changed_lines(file, Kind::Added)
+        .map(|l| normalize(l.text))
+        .collect();
+    for line in changed_lines(file, Kind::Removed) {
+        let norm = normalize(line.text);
+        // `return await x` → `return x` only moves where a rejection surfaces.
+        if !norm.contains("await") || norm.starts_with("returnawait") {
+            continue;
+        }
+        let without = norm.replace(".await", "").replacen("await", "", 1);
+        if without != norm && added.contains(&without) {
+            hits.push(hit_at(
+                ERRORS,
+                "dropped_await",
+                0.86,
+                file,
+                line,
+                "an `await` dropped: the call's failure is no longer seen",
+            ));
+        }
+    }
+}
+
+static EXACT_ASSERT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\bassert_(?:eq|ne)!|\bassert(?:Equals|Same|NotEquals|Equal|Is|IsNone)\(|\.to(?:Equal|Be|StrictEqual|HaveBeenCalledWith)\(|\.to\s+(?:eq|eql|equal|be)\b|\bassert\s[^=]*(?:==|!=|\bis\b)|\bif\s+got\s*!=|\bt\.(?:Errorf|Fatalf)\(",
+    )
+});
+static ASSERT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\bassert\w*[!(\s]|\bexpect\(|\bt\.(?:Fatal|Error|Fail)\w*\(|\bshould\b|\.to\s|\.to_not\s|\.not_to\s|assertThat\(|verify\(",
+    )
+});
+
+/// Test files rewritten rather than cut: a test whose definition only changed its parameters
+/// was not removed, and assertions replaced one for one were not removed. Exact assertions
+/// (equality, expected value) replaced by looser ones only are their own signal.
+fn rewritten_tests(file: &FileDiff<'_>, hits: &mut Vec<Hit>) {
+    let head = |text: &str| normalize(text.split('(').next().unwrap_or(text));
+    let added_heads: HashSet<String> = changed_lines(file, Kind::Added)
+        .map(|l| head(l.text))
+        .collect();
+    let kept: HashSet<u64> = changed_lines(file, Kind::Removed)
+        .filter(|l| l.text.contains('(') && added_heads.contains(&head(l.text)))
+        .map(|l| (1 << 32) | u64::from(l.old_line))
+        .collect();
+    hits.retain(|h| {
+        !(h.id == "removed_test_case" && h.file == file.path && kept.contains(&h.place))
+    });
+    let count = |kind, re: &Regex| {
+        changed_lines(file, kind)
+            .filter(|l| re.is_match(l.text))
+            .count()
+    };
+    if count(Kind::Added, &ASSERT_LINE) >= count(Kind::Removed, &ASSERT_LINE) {
+        hits.retain(|h| !(h.id == "removed_assertion" && h.file == file.path));
+    }
+    // Exact checks gone and none left in the change (a helper that asserts still counts).
+    if count(Kind::Removed, &EXACT_ASSERT) > 0
+        && count(Kind::Added, &EXACT_ASSERT) == 0
+        && let Some(line) =
+            changed_lines(file, Kind::Removed).find(|l| EXACT_ASSERT.is_match(l.text))
+    {
+        hits.push(hit_at(
+            TESTS,
+            "exact_assertion_weakened",
+            0.86,
+            file,
+            line,
+            "an exact assertion removed or loosened",
+        ));
+    }
 }
 
 struct Ctx {
@@ -319,7 +499,7 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
             let regex = rules.regex(i);
             let mut pos = 0;
             while pos < side.text.len() {
-                let Some(m) = regex.find_at(&side.text, pos) else {
+                let Some(m) = regex.find_at(side.text.as_bytes(), pos) else {
                     break;
                 };
                 let idx = side.line_at(m.start());
@@ -330,11 +510,11 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
                 }
                 let text = side.line_text(idx);
                 // The joined text lets `\s` and negated classes run across lines: confirm.
-                if !regex.is_match(text) {
+                if !regex.is_match(text.as_bytes()) {
                     continue;
                 }
                 if let Some(unless) = rules.unless(i)
-                    && unless.is_match(text)
+                    && unless.is_match(text.as_bytes())
                 {
                     continue;
                 }
@@ -541,7 +721,7 @@ static HANDLER_OPEN: LazyLock<Regex> = LazyLock::new(|| {
 });
 static HANDLER_EMPTY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^\s*(?:pass|\.\.\.|continue|return|return\s+None|return\s+nil|nil|end|\}\)?;?|//.*|#.*)\s*$",
+        r"^\s*(?:pass|\.\.\.|continue|return|return\s+(?:None|nil|null|false|False|-1|\[\]|\{\})\s*;?|nil|end|\}\)?;?|//.*|#.*)\s*$",
     )
 });
 
@@ -972,6 +1152,13 @@ fn signatures(defs: &Defs, idx: usize, file: &FileDiff<'_>, hits: &mut Vec<Hit>)
 /// `)` split at top-level commas, each reduced to its name (defaults and types dropped; Go and
 /// Java put the name first and last respectively).
 fn param_names(lang: Lang, text: &str) -> Vec<String> {
+    // A Go method's receiver `(c *Client)` comes before its name: skip it.
+    let text = match (lang, text.trim_start().strip_prefix("func")) {
+        (Lang::Go, Some(rest)) if rest.trim_start().starts_with('(') => {
+            rest.find(')').map_or(text, |close| &rest[close + 1..])
+        }
+        _ => text,
+    };
     let Some(open) = text.find('(') else {
         return Vec::new();
     };
@@ -1186,14 +1373,17 @@ mod tests {
                 let side = SideText::new(&files, kind);
                 let candidates = rules.prefilter.candidates(&side.text);
                 for i in 0..rules.rules.len() {
-                    if rules.regex(i).is_match(&side.text) {
+                    if rules.regex(i).is_match(side.text.as_bytes()) {
                         assert!(candidates[i], "{}: {} skipped", case.id, rules.rules[i].id);
                     }
                     skipped += usize::from(!candidates[i]);
                 }
             }
         }
-        assert!(2 * skipped > cases.len() * RULES.len(), "prefilter skips little: {skipped}");
+        assert!(
+            2 * skipped > cases.len() * RULES.len(),
+            "prefilter skips little: {skipped}"
+        );
     }
 
     fn ids(diff: &str) -> Vec<&'static str> {
