@@ -1,207 +1,208 @@
 //! Which line rules can match at all, decided before any rule regex is compiled.
 //!
 //! Compiling every rule costs a hook process milliseconds on each run, while a typical turn
-//! can only match a handful. For each rule the literals one of which *every* match must
-//! contain are read from its pattern (walking the parsed syntax: a concatenation needs its
-//! most selective part, an alternation needs one literal per branch, an optional part needs
-//! nothing). One ASCII case-insensitive Aho-Corasick automaton over all those literals scans
-//! each side's text once; only rules whose literals occur (and rules with no literal to
-//! require) are compiled and run. Skipping a rule is therefore exact: it could not match.
+//! can only match a handful. For each rule a condition on literals is read from its pattern
+//! (walking the syntax tree: a concatenation needs all of its parts, an alternation one of
+//! its branches, an optional part nothing; case is ignored). One Aho-Corasick automaton over
+//! all those literals scans each side's lower-cased text once; only rules whose condition holds are
+//! compiled and run. Skipping a rule is therefore exact: it could not have matched.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex_syntax::hir::{Class, Hir, HirKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use regex_syntax::ast::{Ast, Flag, FlagsItemKind, GroupKind, RepetitionKind, RepetitionRange};
 
-/// Literals shorter than this filter almost nothing; such a rule is treated as "always run".
+/// Literals shorter than this filter almost nothing and are treated as always present.
 const MIN_LITERAL: usize = 2;
-/// A rule needing more alternative literals than this is treated as "always run".
-const MAX_LITERALS: usize = 64;
 
-/// Literal triggers for a list of patterns.
+/// What a pattern needs in the text, as literal ids.
+#[derive(Debug, Clone, PartialEq)]
+enum Need {
+    Any,
+    Lit(usize),
+    All(Vec<Need>),
+    OneOf(Vec<Need>),
+}
+
+impl Need {
+    fn holds(&self, present: &[bool]) -> bool {
+        match self {
+            Need::Any => true,
+            Need::Lit(i) => present[*i],
+            Need::All(v) => v.iter().all(|n| n.holds(present)),
+            Need::OneOf(v) => v.iter().any(|n| n.holds(present)),
+        }
+    }
+}
+
+/// Literal conditions for a list of patterns.
 pub struct Prefilter {
     keywords: AhoCorasick,
-    /// keyword index → pattern indexes it triggers.
-    triggers: Vec<Vec<usize>>,
-    /// Patterns with no required literal: always run.
-    always: Vec<usize>,
-    count: usize,
+    words: usize,
+    needs: Vec<Need>,
 }
 
 impl Prefilter {
     /// `patterns` as the line rules compile them: ASCII semantics over bytes (`unicode(false)`).
     pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Prefilter {
         let mut words: Vec<String> = Vec::new();
-        let mut triggers: Vec<Vec<usize>> = Vec::new();
-        let mut always = Vec::new();
-        let mut count = 0;
-        for (i, pattern) in patterns.into_iter().enumerate() {
-            count += 1;
-            let required = parse(pattern).and_then(|hir| required(&hir)).filter(|set| {
-                set.len() <= MAX_LITERALS && set.iter().all(|s| s.len() >= MIN_LITERAL)
-            });
-            let Some(set) = required else {
-                always.push(i);
-                continue;
-            };
-            for word in set {
-                match words.iter().position(|w| *w == word) {
-                    Some(k) => triggers[k].push(i),
-                    None => {
-                        words.push(word);
-                        triggers.push(vec![i]);
-                    }
-                }
-            }
-        }
+        let needs = patterns
+            .into_iter()
+            .map(|p| parse(p).map_or(Need::Any, |ast| need(&ast, &mut words)))
+            .collect();
+        // The words are lower case and so is the text scanned: cheaper to build than an
+        // ASCII case-insensitive automaton.
         let keywords = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .prefilter(false)
+            // A DFA over hundreds of case-insensitive literals takes milliseconds to build,
+            // more than it saves scanning a few KiB once.
+            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
             .build(&words)
             .expect("the literal list is small and valid");
         Prefilter {
             keywords,
-            triggers,
-            always,
-            count,
+            words: words.len(),
+            needs,
         }
     }
 
     /// Per pattern: whether it can match somewhere in `text`.
     pub fn candidates(&self, text: &str) -> Vec<bool> {
-        let mut out = vec![false; self.count];
-        for &i in &self.always {
-            out[i] = true;
+        let mut present = vec![false; self.words];
+        let lower = text.to_ascii_lowercase();
+        for m in self.keywords.find_overlapping_iter(&lower) {
+            present[m.pattern().as_usize()] = true;
         }
-        for m in self.keywords.find_overlapping_iter(text) {
-            for &i in &self.triggers[m.pattern().as_usize()] {
-                out[i] = true;
-            }
-        }
-        out
+        self.needs.iter().map(|n| n.holds(&present)).collect()
     }
 
     /// How many patterns run on every text (for tests and benches).
     pub fn always_count(&self) -> usize {
-        self.always.len()
+        self.needs.iter().filter(|n| **n == Need::Any).count()
     }
 }
 
-/// The syntax of `pattern` as a bytes regex with Unicode off parses it.
-fn parse(pattern: &str) -> Option<Hir> {
-    regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(pattern)
-        .ok()
+/// The syntax tree of `pattern`. Only the syntax is needed: literals are compared without
+/// regard to case (a superset of what the pattern matches), so flags, classes and Unicode
+/// tables never have to be worked out, which keeps reading all rules well under a millisecond.
+fn parse(pattern: &str) -> Option<Ast> {
+    regex_syntax::ast::parse::Parser::new().parse(pattern).ok()
 }
 
-/// Lower-cased literals one of which every match of `hir` contains, or `None` when no such
-/// finite set is known.
-fn required(hir: &Hir) -> Option<Vec<String>> {
-    let set = match hir.kind() {
-        HirKind::Literal(lit) => vec![String::from_utf8_lossy(&lit.0).to_ascii_lowercase()],
-        HirKind::Class(class) => vec![case_letter(class)?.to_string()],
-        HirKind::Capture(cap) => required(&cap.sub)?,
-        HirKind::Repetition(rep) if rep.min >= 1 => required(&rep.sub)?,
-        HirKind::Alternation(subs) => {
-            let mut all = Vec::new();
-            for sub in subs {
-                all.extend(required(sub)?);
+fn literal(text: String, words: &mut Vec<String>) -> Need {
+    if text.len() < MIN_LITERAL {
+        return Need::Any;
+    }
+    let text = text.to_ascii_lowercase();
+    let id = words.iter().position(|w| *w == text).unwrap_or_else(|| {
+        words.push(text);
+        words.len() - 1
+    });
+    Need::Lit(id)
+}
+
+/// What every match of `ast` must contain.
+fn need(ast: &Ast, words: &mut Vec<String>) -> Need {
+    match ast {
+        Ast::Literal(lit) => literal(lit.c.to_string(), words),
+        Ast::Group(group) => {
+            if let GroupKind::NonCapturing(flags) = &group.kind
+                && flags
+                    .items
+                    .iter()
+                    .any(|i| i.kind == FlagsItemKind::Flag(Flag::IgnoreWhitespace))
+            {
+                return Need::Any;
             }
-            all.sort();
-            all.dedup();
-            all
+            need(&group.ast, words)
         }
-        HirKind::Concat(subs) => {
-            // Runs of literal characters make longer literals; other parts offer their own
-            // sets. The most selective candidate wins.
-            let mut candidates: Vec<Vec<String>> = Vec::new();
+        Ast::Repetition(rep) => {
+            let min = match &rep.op.kind {
+                RepetitionKind::ZeroOrOne | RepetitionKind::ZeroOrMore => 0,
+                RepetitionKind::OneOrMore => 1,
+                RepetitionKind::Range(
+                    RepetitionRange::Exactly(n)
+                    | RepetitionRange::AtLeast(n)
+                    | RepetitionRange::Bounded(n, _),
+                ) => *n,
+            };
+            if min >= 1 {
+                need(&rep.ast, words)
+            } else {
+                Need::Any
+            }
+        }
+        Ast::Alternation(alt) => {
+            let mut branches = Vec::new();
+            for sub in &alt.asts {
+                match need(sub, words) {
+                    Need::Any => return Need::Any,
+                    n => branches.push(n),
+                }
+            }
+            Need::OneOf(branches)
+        }
+        Ast::Concat(concat) => {
+            // Runs of literal characters make longer literals; every other part adds its own.
+            let mut parts = Vec::new();
             let mut run = String::new();
-            for sub in subs {
-                match single_text(sub) {
-                    Some(text) => run.push_str(&text),
-                    None => {
-                        if !run.is_empty() {
-                            candidates.push(vec![std::mem::take(&mut run)]);
-                        }
-                        if let Some(set) = required(sub) {
-                            candidates.push(set);
-                        }
+            for sub in &concat.asts {
+                match sub {
+                    Ast::Literal(lit) => run.push(lit.c),
+                    Ast::Flags(flags)
+                        if !flags
+                            .flags
+                            .items
+                            .iter()
+                            .any(|i| i.kind == FlagsItemKind::Flag(Flag::IgnoreWhitespace)) =>
+                    {
+                        // `(?i)` and friends match nothing themselves.
+                    }
+                    _ => {
+                        parts.push(literal(std::mem::take(&mut run), words));
+                        parts.push(need(sub, words));
                     }
                 }
             }
-            if !run.is_empty() {
-                candidates.push(vec![run]);
+            parts.push(literal(run, words));
+            parts.retain(|n| *n != Need::Any);
+            match parts.len() {
+                0 => Need::Any,
+                1 => parts.pop().unwrap_or(Need::Any),
+                _ => Need::All(parts),
             }
-            candidates.into_iter().max_by_key(|set| {
-                let shortest = set.iter().map(String::len).min().unwrap_or(0);
-                (shortest.min(4), std::cmp::Reverse(set.len()), shortest)
-            })?
         }
-        _ => return None,
-    };
-    (!set.is_empty() && set.iter().all(|s| !s.is_empty())).then_some(set)
-}
-
-/// The text of a node that matches exactly one ASCII-case-insensitive string.
-fn single_text(hir: &Hir) -> Option<String> {
-    match hir.kind() {
-        HirKind::Literal(lit) => Some(String::from_utf8_lossy(&lit.0).to_ascii_lowercase()),
-        HirKind::Class(class) => case_letter(class).map(String::from),
-        _ => None,
+        _ => Need::Any,
     }
-}
-
-/// A class matching one ASCII character up to case (`[Aa]`, `a`), lower-cased.
-fn case_letter(class: &Class) -> Option<char> {
-    let mut bytes: Vec<u8> = Vec::new();
-    match class {
-        Class::Unicode(c) => {
-            for r in c.ranges() {
-                if !r.end().is_ascii() || (r.end() as u32) - (r.start() as u32) > 1 {
-                    return None;
-                }
-                bytes.extend((r.start() as u8)..=(r.end() as u8));
-            }
-        }
-        Class::Bytes(c) => {
-            for r in c.ranges() {
-                if !r.end().is_ascii() || r.end() - r.start() > 1 {
-                    return None;
-                }
-                bytes.extend(r.start()..=r.end());
-            }
-        }
-    }
-    let first = bytes.first()?.to_ascii_lowercase();
-    bytes
-        .iter()
-        .all(|b| b.to_ascii_lowercase() == first)
-        .then_some(char::from(first))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn req(p: &str) -> Option<Vec<String>> {
-        required(&parse(p).unwrap())
+    fn runs(patterns: &[&str], text: &str) -> Vec<bool> {
+        Prefilter::new(patterns.iter().copied()).candidates(text)
     }
 
     #[test]
-    fn reads_required_literals() {
+    fn conditions_follow_the_syntax() {
+        let p = [
+            r"InsecureSkipVerify\s*:\s*true",
+            r"(?i)auth|Owner",
+            r"^\s*return\s*\(\)\s*=>",
+        ];
         assert_eq!(
-            req(r"InsecureSkipVerify\s*:\s*true"),
-            Some(vec!["insecureskipverify".into()])
+            runs(&p, "insecureskipverify: TRUE"),
+            vec![true, false, false]
         );
+        assert_eq!(runs(&p, "insecureskipverify"), vec![false, false, false]);
+        assert_eq!(runs(&p, "the OWNER"), vec![false, true, false]);
+        // A concatenation needs all of its literals, not just one.
+        assert_eq!(runs(&p, "return x"), vec![false, false, false]);
+        assert_eq!(runs(&p, "return () => 1"), vec![false, false, true]);
         assert_eq!(
-            req(r"(?i)auth|Owner"),
-            Some(vec!["auth".into(), "owner".into()])
+            Prefilter::new([r"^\s*(?:x)?\s*$", r"foo|\w+"]).always_count(),
+            2
         );
-        assert_eq!(req(r"\bunsafe\s*\{"), Some(vec!["unsafe".into()]));
-        assert_eq!(req(r"^\s*(?:x)?\s*$"), None);
-        assert_eq!(req(r"foo|\w+"), None);
-        assert_eq!(req(r"(?i)kelvin"), Some(vec!["kelvin".into()]));
     }
 
     #[test]

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
-use regex::bytes::Regex as BytesRegex;
+use regex_automata::Input;
+use regex_automata::meta::Regex as LineRegex;
 
 use super::patch::{FileDiff, Kind, Lang, Line, Role};
 use super::prefilter::Prefilter;
@@ -41,8 +42,8 @@ struct RuleSide {
     /// Patterns as compiled: multi-line mode (the rules anchor on line starts and ends within
     /// the joined side text), ASCII classes.
     patterns: Vec<String>,
-    regexes: Vec<OnceLock<BytesRegex>>,
-    unless: Vec<OnceLock<Option<BytesRegex>>>,
+    regexes: Vec<OnceLock<LineRegex>>,
+    unless: Vec<OnceLock<Option<LineRegex>>>,
     prefilter: Prefilter,
 }
 
@@ -61,11 +62,11 @@ impl RuleSide {
         }
     }
 
-    fn regex(&self, i: usize) -> &BytesRegex {
+    fn regex(&self, i: usize) -> &LineRegex {
         self.regexes[i].get_or_init(|| line_regex(&self.patterns[i]))
     }
 
-    fn unless(&self, i: usize) -> Option<&BytesRegex> {
+    fn unless(&self, i: usize) -> Option<&LineRegex> {
         self.unless[i]
             .get_or_init(|| self.rules[i].unless.map(|p| line_regex(&ascii_classes(p))))
             .as_ref()
@@ -73,12 +74,25 @@ impl RuleSide {
 }
 
 /// A line rule's regex: ASCII semantics over bytes. Code is ASCII in practice, and Unicode
-/// `.`, negated classes and case folding make a rule up to fifty times dearer to compile,
-/// which a hook process pays on every run. Non-ASCII text still matches byte for byte.
-fn line_regex(pattern: &str) -> BytesRegex {
-    regex::bytes::RegexBuilder::new(pattern)
-        .unicode(false)
-        .build()
+/// `.`, negated classes and case folding make a rule dearer to compile, which a hook process
+/// pays on every run; so do the regex crate's one-pass, backtracking and literal-prefilter
+/// engines, which lines of a few hundred bytes do not need ([`Prefilter`] already decided the
+/// rule can match). What is left is the lazy DFA with the PikeVM behind it.
+fn line_regex(pattern: &str) -> LineRegex {
+    LineRegex::builder()
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .configure(
+            LineRegex::config()
+                .auto_prefilter(false)
+                .onepass(false)
+                .backtrack(false)
+                .utf8_empty(false),
+        )
+        .build(pattern)
         .expect("signal pattern compiles")
 }
 
@@ -96,6 +110,9 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
 #[doc(hidden)]
 pub fn compile_profile() -> Vec<(String, std::time::Duration)> {
     let mut out = Vec::new();
+    let start = std::time::Instant::now();
+    LazyLock::force(&COMPILED);
+    out.push(("prefilter tables".to_string(), start.elapsed()));
     for rule in RULES {
         let start = std::time::Instant::now();
         std::hint::black_box(line_regex(&ascii_classes(&format!(
@@ -499,7 +516,7 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
             let regex = rules.regex(i);
             let mut pos = 0;
             while pos < side.text.len() {
-                let Some(m) = regex.find_at(side.text.as_bytes(), pos) else {
+                let Some(m) = regex.find(Input::new(side.text.as_bytes()).range(pos..)) else {
                     break;
                 };
                 let idx = side.line_at(m.start());
@@ -1440,6 +1457,76 @@ mod tests {
         // (path, removed, added, signal expected, whether it must fire)
         let table: &[(&str, &str, &str, &str, bool)] = &[
             (
+                "a.js",
+                "return given.length === expected.length && timingSafeEqual(given, expected);",
+                "return header === expected;",
+                "removed_constant_time",
+                true,
+            ),
+            (
+                "a.rb",
+                "redirect_to url_from(params[:next]) || root_path",
+                "redirect_to params[:next] || root_path, allow_other_host: true",
+                "redirect_any_host",
+                true,
+            ),
+            (
+                "a.go",
+                "r.Body = http.MaxBytesReader(w, r.Body, maxBody)",
+                "defer r.Body.Close()",
+                "removed_size_limit",
+                true,
+            ),
+            (
+                "a.py",
+                "parser = etree.XMLParser(resolve_entities=False)",
+                "parser = etree.XMLParser(resolve_entities=True)",
+                "xxe_enabled",
+                true,
+            ),
+            (
+                "a.rs",
+                "let _guard = self.lock.write().unwrap();",
+                "let _ = self.lock.write().unwrap();",
+                "guard_dropped",
+                true,
+            ),
+            (
+                "a.rs",
+                "let _guard = self.lock.write().unwrap();",
+                "let _ = self.lock.write().unwrap();",
+                "ignored_result_rs",
+                false,
+            ),
+            (
+                "a.rs",
+                "self.cells.get(i).copied()",
+                "Some(unsafe { *self.cells.get_unchecked(i) })",
+                "unchecked_access",
+                true,
+            ),
+            (
+                "a.ts",
+                "await repo.save(profile);",
+                "repo.save(profile);",
+                "dropped_await",
+                true,
+            ),
+            (
+                "a.ts",
+                "return await repo.save(profile);",
+                "return repo.save(profile);",
+                "dropped_await",
+                false,
+            ),
+            (
+                "a.rb",
+                "update!(seats: seats)",
+                "update_column(:seats, seats)",
+                "skips_validation",
+                true,
+            ),
+            (
                 "a.py",
                 "cur.execute(\"SELECT * FROM t WHERE a = %s\", (a,))",
                 "cur.execute(f\"SELECT * FROM t WHERE a = '{a}'\")",
@@ -1599,6 +1686,17 @@ mod tests {
     }
 
     #[test]
+    fn loosened_and_rewritten_tests() {
+        let weakened = "diff --git a/src/p.rs b/src/p.rs\n--- a/src/p.rs\n+++ b/src/p.rs\n@@ -1,6 +1,6 @@ mod tests {\n     #[test]\n     fn parses() {\n-        assert_eq!(parse(\"a\"), Ok(1));\n+        assert!(parse(\"a\").is_ok() || parse(\"a\").is_err());\n     }\n";
+        assert!(ids(weakened).contains(&"exact_assertion_weakened"));
+        let parametrized = "diff --git a/tests/test_m.py b/tests/test_m.py\n--- a/tests/test_m.py\n+++ b/tests/test_m.py\n@@ -1,3 +1,4 @@\n-def test_money():\n-    assert money(1234) == \"12.34\"\n+@pytest.mark.parametrize(\"c,t\", [(1234, \"12.34\")])\n+def test_money(c, t):\n+    assert money(c) == t\n";
+        let found = ids(parametrized);
+        assert!(!found.contains(&"removed_test_case"), "{found:?}");
+        assert!(!found.contains(&"removed_assertion"), "{found:?}");
+        assert!(!found.contains(&"exact_assertion_weakened"), "{found:?}");
+    }
+
+    #[test]
     fn parameter_names() {
         assert_eq!(
             param_names(Lang::Python, "def f(a: int, b=3, *args) -> int:"),
@@ -1623,6 +1721,14 @@ mod tests {
             ["s", "n"]
         );
         assert_eq!(param_names(Lang::Python, "def f():"), Vec::<String>::new());
+        // A Go method's receiver is not a parameter.
+        assert_eq!(
+            param_names(
+                Lang::Go,
+                "func (c *Client) Get(ctx context.Context, id string) {"
+            ),
+            ["ctx", "id"]
+        );
     }
 
     #[test]
