@@ -7,6 +7,8 @@
 //! all those literals scans each side's lower-cased text once; only rules whose condition holds are
 //! compiled and run. Skipping a rule is therefore exact: it could not have matched.
 
+use std::collections::HashMap;
+
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex_syntax::ast::{Ast, Flag, FlagsItemKind, GroupKind, RepetitionKind, RepetitionRange};
 
@@ -43,7 +45,7 @@ pub struct Prefilter {
 impl Prefilter {
     /// `patterns` as the line rules compile them: ASCII semantics over bytes (`unicode(false)`).
     pub fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Prefilter {
-        let mut words: Vec<String> = Vec::new();
+        let mut words = Words::default();
         let needs = patterns
             .into_iter()
             .map(|p| parse(p).map_or(Need::Any, |ast| need(&ast, &mut words)))
@@ -56,11 +58,11 @@ impl Prefilter {
             // A DFA over hundreds of case-insensitive literals takes milliseconds to build,
             // more than it saves scanning a few KiB once.
             .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-            .build(&words)
+            .build(&words.list)
             .expect("the literal list is small and valid");
         Prefilter {
             keywords,
-            words: words.len(),
+            words: words.list.len(),
             needs,
         }
     }
@@ -88,20 +90,28 @@ fn parse(pattern: &str) -> Option<Ast> {
     regex_syntax::ast::parse::Parser::new().parse(pattern).ok()
 }
 
-fn literal(text: String, words: &mut Vec<String>) -> Need {
+/// Distinct lower-cased literals, each with its id (its index in the automaton).
+#[derive(Default)]
+struct Words {
+    list: Vec<String>,
+    ids: HashMap<String, usize>,
+}
+
+fn literal(text: String, words: &mut Words) -> Need {
     if text.len() < MIN_LITERAL {
         return Need::Any;
     }
     let text = text.to_ascii_lowercase();
-    let id = words.iter().position(|w| *w == text).unwrap_or_else(|| {
-        words.push(text);
-        words.len() - 1
-    });
+    let next = words.list.len();
+    let id = *words.ids.entry(text.clone()).or_insert(next);
+    if id == next {
+        words.list.push(text);
+    }
     Need::Lit(id)
 }
 
 /// What every match of `ast` must contain.
-fn need(ast: &Ast, words: &mut Vec<String>) -> Need {
+fn need(ast: &Ast, words: &mut Words) -> Need {
     match ast {
         Ast::Literal(lit) => literal(lit.c.to_string(), words),
         Ast::Group(group) => {

@@ -54,7 +54,9 @@ impl RuleSide {
             .map(|r| ascii_classes(&format!("(?m:{})", r.pattern)))
             .collect();
         RuleSide {
-            prefilter: Prefilter::new(patterns.iter().map(String::as_str)),
+            // The prefilter reads the patterns as written: the ASCII rewrite only expands
+            // classes, which it does not look into.
+            prefilter: Prefilter::new(rules.iter().map(|r| r.pattern)),
             regexes: rules.iter().map(|_| OnceLock::new()).collect(),
             unless: rules.iter().map(|_| OnceLock::new()).collect(),
             rules,
