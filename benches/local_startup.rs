@@ -57,7 +57,7 @@ fn main() -> ExitCode {
     if std::env::args().any(|a| a == "--profile") {
         let mut times = LocalScorer::new().compile_profile();
         let total: Duration = times.iter().map(|(_, t)| *t).sum();
-        times.sort_by(|a, b| b.1.cmp(&a.1));
+        times.sort_by_key(|t| std::cmp::Reverse(t.1));
         let rules: Duration = times
             .iter()
             .filter(|(n, _)| n.starts_with("rule "))

@@ -1391,11 +1391,11 @@ mod tests {
             for (kind, rules) in [(Kind::Added, &c.added), (Kind::Removed, &c.removed)] {
                 let side = SideText::new(&files, kind);
                 let candidates = rules.prefilter.candidates(&side.text);
-                for i in 0..rules.rules.len() {
+                for (i, &candidate) in candidates.iter().enumerate() {
                     if rules.regex(i).is_match(side.text.as_bytes()) {
-                        assert!(candidates[i], "{}: {} skipped", case.id, rules.rules[i].id);
+                        assert!(candidate, "{}: {} skipped", case.id, rules.rules[i].id);
                     }
-                    skipped += usize::from(!candidates[i]);
+                    skipped += usize::from(!candidate);
                 }
             }
         }
