@@ -25,7 +25,7 @@
 //! # Start-up
 //!
 //! A Stop hook is a fresh process, so compiling the rules is most of the cost. Nothing is
-//! compiled up front: [`prefilter`] reads from each line rule's syntax the literals every
+//! compiled up front: `prefilter` reads from each line rule's syntax the literals every
 //! match must contain, one Aho-Corasick scan of the changed text decides which rules can
 //! match at all, and only those are compiled (ASCII byte regexes on the lazy DFA, without the
 //! regex engine's own prefilter). `cargo bench --bench local_startup` measures it.
