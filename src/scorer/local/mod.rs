@@ -22,11 +22,20 @@
 //!    so one strong signal (w ≥ 0.85) can select an axis on its own at the default threshold
 //!    0.85, while weak signals (0.3–0.6) need company. A diff with no signal scores `p₀`.
 //!
+//! # Start-up
+//!
+//! A Stop hook is a fresh process, so compiling the rules is most of the cost. Nothing is
+//! compiled up front: `prefilter` reads from each line rule's syntax the literals every
+//! match must contain, one Aho-Corasick scan of the changed text decides which rules can
+//! match at all, and only those are compiled (ASCII byte regexes on the lazy DFA, without the
+//! regex engine's own prefilter). `cargo bench --bench local_startup` measures it.
+//!
 //! The weights come from the vulnerability and defect classes each rule names, then were
 //! checked against the labeled set in `testdata/eval/` (see [`crate::eval_set`]). They are a
 //! priority signal, not a calibrated defect probability.
 
 mod patch;
+mod prefilter;
 mod rules;
 mod signals;
 
@@ -54,6 +63,19 @@ pub struct LocalScorer {
 impl LocalScorer {
     pub fn new() -> LocalScorer {
         LocalScorer::default()
+    }
+
+    /// Compiles every line rule now instead of when a payload first could match it, and
+    /// returns how many rules have no literal to wait for; for benches and tests.
+    #[doc(hidden)]
+    pub fn compile_all_rules(&self) -> usize {
+        signals::compile_all_rules()
+    }
+
+    /// Compile time of each regex the scorer may need; for the start-up bench.
+    #[doc(hidden)]
+    pub fn compile_profile(&self) -> Vec<(String, std::time::Duration)> {
+        signals::compile_profile()
     }
 
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).

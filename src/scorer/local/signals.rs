@@ -3,12 +3,15 @@
 //! function), paired before/after lines (flipped conditions, changed constants, dropped `?`),
 //! public signatures, dependency majors, configuration keys, and tests.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
+use std::collections::HashSet;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
+use regex_automata::Input;
+use regex_automata::meta::Regex as LineRegex;
 
 use super::patch::{FileDiff, Kind, Lang, Line, Role};
+use super::prefilter::Prefilter;
 use super::rules::{AUTH, BEHAVIOR, COMPAT, ERRORS, INPUT, RULES, Rule, Side, TESTS};
 
 /// Longest prefix of a line the rules read; keeps minified or generated lines cheap.
@@ -28,35 +31,159 @@ pub struct Hit {
     pub note: String,
 }
 
+/// The line rules split by side, each compiled the first time a payload could match it.
 struct Compiled {
-    added: Vec<Regex>,
-    added_rules: Vec<&'static Rule>,
-    removed: Vec<Regex>,
-    removed_rules: Vec<&'static Rule>,
-    unless: HashMap<&'static str, Regex>,
+    added: RuleSide,
+    removed: RuleSide,
+}
+
+struct RuleSide {
+    rules: Vec<&'static Rule>,
+    /// Patterns as compiled: multi-line mode (the rules anchor on line starts and ends within
+    /// the joined side text), ASCII classes.
+    patterns: Vec<String>,
+    regexes: Vec<OnceLock<LineRegex>>,
+    unless: Vec<OnceLock<Option<LineRegex>>>,
+    prefilter: Prefilter,
+}
+
+impl RuleSide {
+    fn new(rules: Vec<&'static Rule>) -> RuleSide {
+        let patterns: Vec<String> = rules
+            .iter()
+            .map(|r| ascii_classes(&format!("(?m:{})", r.pattern)))
+            .collect();
+        RuleSide {
+            // The prefilter reads the patterns as written: the ASCII rewrite only expands
+            // classes, which it does not look into.
+            prefilter: Prefilter::new(rules.iter().map(|r| r.pattern)),
+            regexes: rules.iter().map(|_| OnceLock::new()).collect(),
+            unless: rules.iter().map(|_| OnceLock::new()).collect(),
+            rules,
+            patterns,
+        }
+    }
+
+    fn regex(&self, i: usize) -> &LineRegex {
+        self.regexes[i].get_or_init(|| line_regex(&self.patterns[i]))
+    }
+
+    fn unless(&self, i: usize) -> Option<&LineRegex> {
+        self.unless[i]
+            .get_or_init(|| self.rules[i].unless.map(|p| line_regex(&ascii_classes(p))))
+            .as_ref()
+    }
+}
+
+/// A line rule's regex: ASCII semantics over bytes. Code is ASCII in practice, and Unicode
+/// `.`, negated classes and case folding make a rule dearer to compile, which a hook process
+/// pays on every run; so do the regex crate's one-pass, backtracking and literal-prefilter
+/// engines, which lines of a few hundred bytes do not need ([`Prefilter`] already decided the
+/// rule can match). What is left is the lazy DFA with the PikeVM behind it.
+fn line_regex(pattern: &str) -> LineRegex {
+    LineRegex::builder()
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .configure(
+            LineRegex::config()
+                .auto_prefilter(false)
+                .onepass(false)
+                .backtrack(false)
+                .utf8_empty(false),
+        )
+        .build(pattern)
+        .expect("signal pattern compiles")
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let (added_rules, removed_rules): (Vec<&Rule>, Vec<&Rule>) =
+    let (added, removed): (Vec<&Rule>, Vec<&Rule>) =
         RULES.iter().partition(|r| r.side == Side::Added);
-    // Multi-line mode: the rules anchor on line starts and ends within the joined side text.
-    let set = |rules: &[&Rule]| -> Vec<Regex> {
-        rules
-            .iter()
-            .map(|r| re(&format!("(?m:{})", r.pattern)))
-            .collect()
-    };
     Compiled {
-        added: set(&added_rules),
-        removed: set(&removed_rules),
-        unless: RULES
-            .iter()
-            .filter_map(|r| Some((r.id, re(r.unless?))))
-            .collect(),
-        added_rules,
-        removed_rules,
+        added: RuleSide::new(added),
+        removed: RuleSide::new(removed),
     }
 });
+
+/// Compile time of every line rule (compiled afresh) and of every structural regex (forced
+/// now, so call this in a fresh process); for the start-up bench.
+#[doc(hidden)]
+pub fn compile_profile() -> Vec<(String, std::time::Duration)> {
+    let mut out = Vec::new();
+    let start = std::time::Instant::now();
+    LazyLock::force(&COMPILED);
+    out.push(("prefilter tables".to_string(), start.elapsed()));
+    for rule in RULES {
+        let start = std::time::Instant::now();
+        std::hint::black_box(line_regex(&ascii_classes(&format!(
+            "(?m:{})",
+            rule.pattern
+        ))));
+        out.push((format!("rule {}", rule.id), start.elapsed()));
+    }
+    macro_rules! timed {
+        ($name:ident) => {{
+            let start = std::time::Instant::now();
+            LazyLock::force(&$name);
+            out.push((stringify!($name).to_string(), start.elapsed()));
+        }};
+    }
+    timed!(FN_DEF);
+    timed!(ACCESS_NAME);
+    timed!(VALIDATION_NAME);
+    timed!(ACCESS_EXPR);
+    timed!(CONST_TRUE);
+    timed!(RETURN_EXPR);
+    timed!(EXPORTED_TYPE);
+    timed!(TS_FIELD);
+    timed!(VARIANT);
+    timed!(MEMBER_NAME);
+    timed!(GO_FIELD);
+    timed!(HANDLER_OPEN);
+    timed!(HANDLER_EMPTY);
+    timed!(LOG_ONLY);
+    timed!(CLOSE);
+    timed!(COND);
+    timed!(RETURN);
+    timed!(OPERATORS);
+    timed!(NUMBER);
+    timed!(ARITH);
+    timed!(TRY_OP);
+    timed!(HANDLED);
+    timed!(COMPARISON);
+    timed!(UNWRAP);
+    timed!(WORD);
+    timed!(DEF_GO);
+    timed!(DEF_PY);
+    timed!(DEF_JS);
+    timed!(DEF_RS);
+    timed!(DEF_JAVA);
+    timed!(DEF_JAVA_IFACE);
+    timed!(DEF_RB);
+    timed!(PRIVATE_MARK);
+    timed!(DEP_LINE);
+    timed!(POM_VERSION);
+    timed!(GO_MAJOR);
+    timed!(CONFIG_KEY);
+    timed!(IMPORT);
+    out
+}
+
+/// Compiles every line rule now; for tests and benches (a payload compiles only the rules
+/// its text could match). Returns how many rules run on every payload.
+#[doc(hidden)]
+pub fn compile_all_rules() -> usize {
+    let c = &*COMPILED;
+    for side in [&c.added, &c.removed] {
+        for i in 0..side.rules.len() {
+            side.regex(i);
+            side.unless(i);
+        }
+    }
+    c.added.prefilter.always_count() + c.removed.prefilter.always_count()
+}
 
 fn re(p: &str) -> Regex {
     Regex::new(&ascii_classes(p)).expect("signal pattern compiles")
@@ -176,7 +303,116 @@ pub fn collect(files: &mut [FileDiff<'_>]) -> Vec<Hit> {
         }
     }
     untested_logic(&ctx, files, &mut hits);
+    for file in files.iter().filter(|f| f.role == Role::Source) {
+        dropped_awaits(file, &mut hits);
+    }
+    for file in files
+        .iter()
+        .filter(|f| f.role == Role::Test || inline_tests(f))
+    {
+        rewritten_tests(file, &mut hits);
+    }
     hits
+}
+
+/// A Rust source file whose change touches its inline `#[cfg(test)]` module.
+fn inline_tests(file: &FileDiff<'_>) -> bool {
+    file.lang == Lang::Rust
+        && file.role == Role::Source
+        && file.hunks.iter().any(|h| {
+            h.header.contains("mod tests")
+                || h.lines.iter().any(|l| {
+                    let t = l.text.trim();
+                    t.starts_with("#[cfg(test)]")
+                        || t.starts_with("#[test]")
+                        || t.starts_with("mod tests")
+                })
+        })
+}
+
+/// The changed lines of one side of `file`.
+fn changed_lines<'f, 'a>(file: &'f FileDiff<'a>, kind: Kind) -> impl Iterator<Item = &'f Line<'a>> {
+    file.hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .filter(move |l| l.kind == kind && l.changed)
+}
+
+/// A call that was awaited and now is not (`await save(x)` → `save(x)`): its failure becomes
+/// an unhandled rejection or is lost, and the caller no longer waits for it.
+fn dropped_awaits(file: &FileDiff<'_>, hits: &mut Vec<Hit>) {
+    let added: HashSet<String> = changed_lines(file, Kind::Added)
+        .map(|l| normalize(l.text))
+        .collect();
+    for line in changed_lines(file, Kind::Removed) {
+        let norm = normalize(line.text);
+        // `return await x` → `return x` only moves where a rejection surfaces.
+        if !norm.contains("await") || norm.starts_with("returnawait") {
+            continue;
+        }
+        let without = norm.replace(".await", "").replacen("await", "", 1);
+        if without != norm && added.contains(&without) {
+            hits.push(hit_at(
+                ERRORS,
+                "dropped_await",
+                0.86,
+                file,
+                line,
+                "an `await` dropped: the call's failure is no longer seen",
+            ));
+        }
+    }
+}
+
+static EXACT_ASSERT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\bassert_(?:eq|ne)!|\bassert(?:Equals|Same|NotEquals|Equal|Is|IsNone)\(|\.to(?:Equal|Be|StrictEqual|HaveBeenCalledWith)\(|\.to\s+(?:eq|eql|equal|be)\b|\bassert\s[^=]*(?:==|!=|\bis\b)|\bif\s+got\s*!=|\bt\.(?:Errorf|Fatalf)\(",
+    )
+});
+static ASSERT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\bassert\w*[!(\s]|\bexpect\(|\bt\.(?:Fatal|Error|Fail)\w*\(|\bshould\b|\.to\s|\.to_not\s|\.not_to\s|assertThat\(|verify\(",
+    )
+});
+
+/// Test files rewritten rather than cut: a test whose definition only changed its parameters
+/// was not removed, and assertions replaced one for one were not removed. Exact assertions
+/// (equality, expected value) replaced by looser ones only are their own signal.
+fn rewritten_tests(file: &FileDiff<'_>, hits: &mut Vec<Hit>) {
+    let head = |text: &str| normalize(text.split('(').next().unwrap_or(text));
+    let added_heads: HashSet<String> = changed_lines(file, Kind::Added)
+        .map(|l| head(l.text))
+        .collect();
+    let kept: HashSet<u64> = changed_lines(file, Kind::Removed)
+        .filter(|l| l.text.contains('(') && added_heads.contains(&head(l.text)))
+        .map(|l| (1 << 32) | u64::from(l.old_line))
+        .collect();
+    hits.retain(|h| {
+        !(h.id == "removed_test_case" && h.file == file.path && kept.contains(&h.place))
+    });
+    let count = |kind, re: &Regex| {
+        changed_lines(file, kind)
+            .filter(|l| re.is_match(l.text))
+            .count()
+    };
+    if count(Kind::Added, &ASSERT_LINE) >= count(Kind::Removed, &ASSERT_LINE) {
+        hits.retain(|h| !(h.id == "removed_assertion" && h.file == file.path));
+    }
+    // Exact checks gone and none left in the change (a helper that asserts still counts).
+    if count(Kind::Removed, &EXACT_ASSERT) > 0
+        && count(Kind::Added, &EXACT_ASSERT) == 0
+        && let Some(line) =
+            changed_lines(file, Kind::Removed).find(|l| EXACT_ASSERT.is_match(l.text))
+    {
+        hits.push(hit_at(
+            TESTS,
+            "exact_assertion_weakened",
+            0.86,
+            file,
+            line,
+            "an exact assertion removed or loosened",
+        ));
+    }
 }
 
 struct Ctx {
@@ -268,14 +504,21 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
     let compiled = &*COMPILED;
     let added = SideText::new(files, Kind::Added);
     let removed = SideText::new(files, Kind::Removed);
-    for (side, regexes, rules) in [
-        (&added, &compiled.added, &compiled.added_rules),
-        (&removed, &compiled.removed, &compiled.removed_rules),
-    ] {
-        for (regex, rule) in regexes.iter().zip(rules.iter()) {
+    for (side, rules) in [(&added, &compiled.added), (&removed, &compiled.removed)] {
+        if side.text.is_empty() {
+            continue;
+        }
+        let langs = side.lines.iter().fold(0, |acc, (f, _)| acc | f.lang.bit());
+        let roles = side.lines.iter().fold(0, |acc, (f, _)| acc | f.role.bit());
+        let candidates = rules.prefilter.candidates(&side.text);
+        for (i, rule) in rules.rules.iter().enumerate() {
+            if !candidates[i] || rule.langs & langs == 0 || rule.roles & roles == 0 {
+                continue;
+            }
+            let regex = rules.regex(i);
             let mut pos = 0;
             while pos < side.text.len() {
-                let Some(m) = regex.find_at(&side.text, pos) else {
+                let Some(m) = regex.find(Input::new(side.text.as_bytes()).range(pos..)) else {
                     break;
                 };
                 let idx = side.line_at(m.start());
@@ -286,11 +529,11 @@ fn line_rules(files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
                 }
                 let text = side.line_text(idx);
                 // The joined text lets `\s` and negated classes run across lines: confirm.
-                if !regex.is_match(text) {
+                if !regex.is_match(text.as_bytes()) {
                     continue;
                 }
-                if let Some(unless) = compiled.unless.get(rule.id)
-                    && unless.is_match(text)
+                if let Some(unless) = rules.unless(i)
+                    && unless.is_match(text.as_bytes())
                 {
                     continue;
                 }
@@ -497,7 +740,7 @@ static HANDLER_OPEN: LazyLock<Regex> = LazyLock::new(|| {
 });
 static HANDLER_EMPTY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"^\s*(?:pass|\.\.\.|continue|return|return\s+None|return\s+nil|nil|end|\}\)?;?|//.*|#.*)\s*$",
+        r"^\s*(?:pass|\.\.\.|continue|return|return\s+(?:None|nil|null|false|False|-1|\[\]|\{\})\s*;?|nil|end|\}\)?;?|//.*|#.*)\s*$",
     )
 });
 
@@ -928,6 +1171,13 @@ fn signatures(defs: &Defs, idx: usize, file: &FileDiff<'_>, hits: &mut Vec<Hit>)
 /// `)` split at top-level commas, each reduced to its name (defaults and types dropped; Go and
 /// Java put the name first and last respectively).
 fn param_names(lang: Lang, text: &str) -> Vec<String> {
+    // A Go method's receiver `(c *Client)` comes before its name: skip it.
+    let text = match (lang, text.trim_start().strip_prefix("func")) {
+        (Lang::Go, Some(rest)) if rest.trim_start().starts_with('(') => {
+            rest.find(')').map_or(text, |close| &rest[close + 1..])
+        }
+        _ => text,
+    };
     let Some(open) = text.find('(') else {
         return Vec::new();
     };
@@ -1128,6 +1378,33 @@ mod tests {
     use super::*;
     use crate::scorer::local::patch::parse;
 
+    /// The prefilter never skips a rule that matches: checked on every case of the eval set.
+    #[test]
+    fn prefilter_skips_only_rules_that_cannot_match() {
+        let cases = crate::eval_set::load(&crate::eval_set::default_dir()).unwrap();
+        compile_all_rules();
+        let c = &*COMPILED;
+        let mut skipped = 0;
+        for case in &cases {
+            let mut files = parse(&case.diff);
+            collect(&mut files);
+            for (kind, rules) in [(Kind::Added, &c.added), (Kind::Removed, &c.removed)] {
+                let side = SideText::new(&files, kind);
+                let candidates = rules.prefilter.candidates(&side.text);
+                for (i, &candidate) in candidates.iter().enumerate() {
+                    if rules.regex(i).is_match(side.text.as_bytes()) {
+                        assert!(candidate, "{}: {} skipped", case.id, rules.rules[i].id);
+                    }
+                    skipped += usize::from(!candidate);
+                }
+            }
+        }
+        assert!(
+            2 * skipped > cases.len() * RULES.len(),
+            "prefilter skips little: {skipped}"
+        );
+    }
+
     fn ids(diff: &str) -> Vec<&'static str> {
         let mut files = parse(diff);
         let mut v: Vec<_> = collect(&mut files).into_iter().map(|h| h.id).collect();
@@ -1181,6 +1458,76 @@ mod tests {
     fn table_of_single_line_signals() {
         // (path, removed, added, signal expected, whether it must fire)
         let table: &[(&str, &str, &str, &str, bool)] = &[
+            (
+                "a.js",
+                "return given.length === expected.length && timingSafeEqual(given, expected);",
+                "return header === expected;",
+                "removed_constant_time",
+                true,
+            ),
+            (
+                "a.rb",
+                "redirect_to url_from(params[:next]) || root_path",
+                "redirect_to params[:next] || root_path, allow_other_host: true",
+                "redirect_any_host",
+                true,
+            ),
+            (
+                "a.go",
+                "r.Body = http.MaxBytesReader(w, r.Body, maxBody)",
+                "defer r.Body.Close()",
+                "removed_size_limit",
+                true,
+            ),
+            (
+                "a.py",
+                "parser = etree.XMLParser(resolve_entities=False)",
+                "parser = etree.XMLParser(resolve_entities=True)",
+                "xxe_enabled",
+                true,
+            ),
+            (
+                "a.rs",
+                "let _guard = self.lock.write().unwrap();",
+                "let _ = self.lock.write().unwrap();",
+                "guard_dropped",
+                true,
+            ),
+            (
+                "a.rs",
+                "let _guard = self.lock.write().unwrap();",
+                "let _ = self.lock.write().unwrap();",
+                "ignored_result_rs",
+                false,
+            ),
+            (
+                "a.rs",
+                "self.cells.get(i).copied()",
+                "Some(unsafe { *self.cells.get_unchecked(i) })",
+                "unchecked_access",
+                true,
+            ),
+            (
+                "a.ts",
+                "await repo.save(profile);",
+                "repo.save(profile);",
+                "dropped_await",
+                true,
+            ),
+            (
+                "a.ts",
+                "return await repo.save(profile);",
+                "return repo.save(profile);",
+                "dropped_await",
+                false,
+            ),
+            (
+                "a.rb",
+                "update!(seats: seats)",
+                "update_column(:seats, seats)",
+                "skips_validation",
+                true,
+            ),
             (
                 "a.py",
                 "cur.execute(\"SELECT * FROM t WHERE a = %s\", (a,))",
@@ -1341,6 +1688,17 @@ mod tests {
     }
 
     #[test]
+    fn loosened_and_rewritten_tests() {
+        let weakened = "diff --git a/src/p.rs b/src/p.rs\n--- a/src/p.rs\n+++ b/src/p.rs\n@@ -1,6 +1,6 @@ mod tests {\n     #[test]\n     fn parses() {\n-        assert_eq!(parse(\"a\"), Ok(1));\n+        assert!(parse(\"a\").is_ok() || parse(\"a\").is_err());\n     }\n";
+        assert!(ids(weakened).contains(&"exact_assertion_weakened"));
+        let parametrized = "diff --git a/tests/test_m.py b/tests/test_m.py\n--- a/tests/test_m.py\n+++ b/tests/test_m.py\n@@ -1,3 +1,4 @@\n-def test_money():\n-    assert money(1234) == \"12.34\"\n+@pytest.mark.parametrize(\"c,t\", [(1234, \"12.34\")])\n+def test_money(c, t):\n+    assert money(c) == t\n";
+        let found = ids(parametrized);
+        assert!(!found.contains(&"removed_test_case"), "{found:?}");
+        assert!(!found.contains(&"removed_assertion"), "{found:?}");
+        assert!(!found.contains(&"exact_assertion_weakened"), "{found:?}");
+    }
+
+    #[test]
     fn parameter_names() {
         assert_eq!(
             param_names(Lang::Python, "def f(a: int, b=3, *args) -> int:"),
@@ -1365,6 +1723,14 @@ mod tests {
             ["s", "n"]
         );
         assert_eq!(param_names(Lang::Python, "def f():"), Vec::<String>::new());
+        // A Go method's receiver is not a parameter.
+        assert_eq!(
+            param_names(
+                Lang::Go,
+                "func (c *Client) Get(ctx context.Context, id string) {"
+            ),
+            ["ctx", "id"]
+        );
     }
 
     #[test]
