@@ -11,6 +11,7 @@ pub mod demo;
 pub mod diff;
 pub mod docs;
 pub mod envvars;
+pub mod eval_set;
 pub mod git;
 pub mod hook;
 pub mod init;

@@ -1,8 +1,21 @@
 //! Removes secrets from every byte that leaves the machine, keeping ordinary code intact.
-//! (Interface fixed; implementation lands with issue 3.)
+//!
+//! One pass finds every keyword of every rule (an Aho-Corasick automaton over the whole
+//! text, ASCII case-insensitive). Only lines holding a keyword are examined further, and only
+//! with the rules those keywords belong to; each rule's regex is compiled the first time a
+//! keyword of it is seen, so building a [`Redactor`] costs one small automaton. All patterns
+//! run on the `regex` crate, whose matching time is linear in the input.
+
+mod rules;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use regex::bytes::{Captures, Regex, RegexBuilder};
+
+use rules::{Check, RULES, Rule};
 
 /// Counts of redactions per marker type; never the secret itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -14,12 +27,27 @@ impl RedactionReport {
     pub fn total(&self) -> usize {
         self.counts.values().sum()
     }
+
+    fn add(&mut self, id: &str) {
+        *self.counts.entry(id.to_owned()).or_default() += 1;
+    }
 }
 
 /// The compiled redaction rules.
-#[derive(Debug)]
 pub struct Redactor {
-    _private: (),
+    keywords: AhoCorasick,
+    /// For each keyword pattern, the rules it triggers.
+    triggers: Vec<Vec<usize>>,
+    compiled: Vec<OnceLock<Regex>>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("rules", &RULES.len())
+            .field("keywords", &self.triggers.len())
+            .finish()
+    }
 }
 
 impl Default for Redactor {
@@ -28,14 +56,1071 @@ impl Default for Redactor {
     }
 }
 
+/// A byte range to replace and the marker that replaces it.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    rule: usize,
+}
+
+/// Longest run of lines a PEM body may span before we stop treating lines as key material.
+const PEM_MAX_LINES: usize = 200;
+
 impl Redactor {
     pub fn new() -> Redactor {
-        unimplemented!("issue 3")
+        let mut words: Vec<&'static str> = Vec::new();
+        let mut triggers: Vec<Vec<usize>> = Vec::new();
+        for (index, rule) in RULES.iter().enumerate() {
+            for keyword in rule.keywords {
+                match words.iter().position(|w| w == keyword) {
+                    Some(at) => triggers[at].push(index),
+                    None => {
+                        words.push(keyword);
+                        triggers.push(vec![index]);
+                    }
+                }
+            }
+        }
+        // Matches do not overlap, so a keyword also triggers the rules of every keyword
+        // inside it (`dd_api_key` runs the `key` rules too).
+        let own = triggers.clone();
+        for (i, outer) in words.iter().enumerate() {
+            for (j, inner) in words.iter().enumerate() {
+                if i != j && outer.contains(inner) {
+                    triggers[i].extend_from_slice(&own[j]);
+                }
+            }
+            triggers[i].sort_unstable();
+            triggers[i].dedup();
+        }
+        let keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&words)
+            .expect("the keyword list is small and valid");
+        Redactor {
+            keywords,
+            triggers,
+            compiled: RULES.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn regex(&self, rule: usize) -> &Regex {
+        self.compiled[rule].get_or_init(|| {
+            RegexBuilder::new(RULES[rule].pattern)
+                .unicode(false)
+                .size_limit(1 << 22)
+                .build()
+                .expect("built-in redaction patterns compile")
+        })
+    }
+
+    /// Compiles every rule now and returns each rule's compile time; for benchmarks and tests
+    /// (normal use compiles a rule the first time one of its keywords is seen).
+    #[doc(hidden)]
+    pub fn compile_all(&self) -> Vec<(&'static str, std::time::Duration)> {
+        (0..RULES.len())
+            .map(|index| {
+                let start = std::time::Instant::now();
+                self.regex(index);
+                (RULES[index].id, start.elapsed())
+            })
+            .collect()
     }
 
     /// Replaces each secret in `text` with a typed marker such as `[REDACTED:github-token]`.
     pub fn redact<'a>(&self, text: &'a str, report: &mut RedactionReport) -> Cow<'a, str> {
-        let _ = (text, report);
-        unimplemented!("issue 3")
+        let bytes = text.as_bytes();
+        let mut spans: Vec<Span> = Vec::new();
+        let mut hits = self.keywords.find_iter(bytes).peekable();
+        // Lines up to this offset were already handled (as a PEM body).
+        let mut done = 0usize;
+        let mut rules_on_line: Vec<usize> = Vec::new();
+        while let Some(hit) = hits.next() {
+            if hit.start() < done {
+                continue;
+            }
+            let line_start = bytes[..hit.start()]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            let line_end = line_end(bytes, hit.start());
+            rules_on_line.clear();
+            rules_on_line.extend_from_slice(&self.triggers[hit.pattern().as_usize()]);
+            while let Some(next) = hits.peek() {
+                if next.start() >= line_end {
+                    break;
+                }
+                rules_on_line.extend_from_slice(&self.triggers[next.pattern().as_usize()]);
+                hits.next();
+            }
+            rules_on_line.sort_unstable();
+            rules_on_line.dedup();
+            let line = &bytes[line_start..line_end];
+            let mut pem_open = false;
+            for &rule in &rules_on_line {
+                pem_open |= self.apply(rule, line, line_start, &mut spans);
+            }
+            done = line_end;
+            if pem_open {
+                done = pem_body(bytes, line_end, &mut spans);
+            }
+        }
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        Cow::Owned(render(text, spans, report))
+    }
+
+    /// Runs one rule on one line; true when a private key's body continues past the line.
+    fn apply(&self, index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) -> bool {
+        let rule: &Rule = &RULES[index];
+        let mut open = false;
+        for caps in self.regex(index).captures_iter(line) {
+            let whole = caps.get(0).expect("group 0 always matches");
+            let target = caps.name("s").unwrap_or(whole);
+            let keep = match rule.check {
+                Check::Exact => true,
+                Check::Opaque => looks_opaque(target.as_bytes()),
+                Check::BasicAuth => basic_credentials(target.as_bytes()),
+                Check::UrlPassword => !is_placeholder(target.as_bytes()),
+                Check::Assignment => {
+                    if let Some((start, end)) = assignment_value(&caps, line) {
+                        spans.push(Span {
+                            start: offset + start,
+                            end: offset + end,
+                            rule: index,
+                        });
+                    }
+                    false
+                }
+                Check::PrivateKey => {
+                    let ended = whole.as_bytes().ends_with(b"-----")
+                        && find(whole.as_bytes(), b"-----END").is_some();
+                    // Without its END on this line, the rest of the line must be key material
+                    // (or nothing) for this to be a key rather than code that names the marker.
+                    let material = ended || pem_material(target.as_bytes()).is_some();
+                    open = !ended && material;
+                    material
+                }
+            };
+            if keep && !target.is_empty() {
+                spans.push(Span {
+                    start: offset + target.start(),
+                    end: offset + target.end(),
+                    rule: index,
+                });
+            }
+        }
+        open
+    }
+}
+
+/// The offset of the `\n` ending the line that holds `at`, or the text's end.
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| at + p)
+}
+
+/// Marks the body lines of a PEM key that began on the previous line, up to its END line;
+/// returns the offset up to which lines were consumed.
+fn pem_body(bytes: &[u8], mut at: usize, spans: &mut Vec<Span>) -> usize {
+    let rule = RULES
+        .iter()
+        .position(|r| r.check == Check::PrivateKey)
+        .expect("a private-key rule exists");
+    for _ in 0..PEM_MAX_LINES {
+        if at >= bytes.len() {
+            break;
+        }
+        let start = at + 1;
+        if start > bytes.len() {
+            break;
+        }
+        let end = line_end(bytes, start);
+        let line = &bytes[start..end];
+        if line.starts_with(b"diff --git ") || line.starts_with(b"@@ ") {
+            return at;
+        }
+        let skip = usize::from(matches!(line.first(), Some(b'+' | b'-' | b' ')));
+        let body = &line[skip.min(line.len())..];
+        let end_at = find(body, b"-----END");
+        if end_at.is_none() && pem_material(body).is_none() {
+            // Not key material: the block was not a key after all, or it is cut short.
+            return at;
+        }
+        if let Some(pos) = end_at {
+            if pos > 0 {
+                spans.push(Span {
+                    start: start + skip,
+                    end: start + skip + pos,
+                    rule,
+                });
+            }
+            return end;
+        }
+        if !body.is_empty() {
+            spans.push(Span {
+                start: start + skip,
+                end,
+                rule,
+            });
+        }
+        at = end;
+    }
+    at
+}
+
+/// For a line inside a PEM block: `Some(len)` of its base64 or `Header: value` content once
+/// quotes, commas, `\n` escapes and whitespace around it are ignored (`Some(0)` for a blank
+/// line); `None` when the line is something else.
+fn pem_material(line: &[u8]) -> Option<usize> {
+    let trim = |b: &u8| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b',' | b'+' | b'`');
+    let mut body = line;
+    while let Some((first, rest)) = body.split_first() {
+        if trim(first) {
+            body = rest;
+        } else if body.starts_with(b"\\n") {
+            body = &body[2..];
+        } else {
+            break;
+        }
+    }
+    while let Some((last, rest)) = body.split_last() {
+        if trim(last) {
+            body = rest;
+        } else if body.ends_with(b"\\n") {
+            body = &body[..body.len() - 2];
+        } else {
+            break;
+        }
+    }
+    if body.is_empty() {
+        return Some(0);
+    }
+    let header = body.windows(2).position(|w| w == b": ").is_some_and(|at| {
+        body[..at]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+    });
+    let base64 = body.len() >= 16
+        && body
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\\'));
+    (header || base64).then_some(body.len())
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Builds the output from non-overlapping spans; overlapping spans merge and keep the marker
+/// of the earlier (more specific) rule.
+fn render(text: &str, mut spans: Vec<Span>, report: &mut RedactionReport) -> String {
+    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+    for mut span in spans {
+        while span.start > 0 && !text.is_char_boundary(span.start) {
+            span.start -= 1;
+        }
+        while span.end < text.len() && !text.is_char_boundary(span.end) {
+            span.end += 1;
+        }
+        match merged.last_mut() {
+            Some(last) if span.start < last.end => {
+                last.end = last.end.max(span.end);
+                last.rule = last.rule.min(span.rule);
+            }
+            _ => merged.push(span),
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for span in merged {
+        let id = RULES[span.rule].id;
+        out.push_str(&text[at..span.start]);
+        out.push_str("[REDACTED:");
+        out.push_str(id);
+        out.push(']');
+        report.add(id);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Shannon entropy in bits per byte.
+fn entropy(value: &[u8]) -> f64 {
+    if value.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for &b in value {
+        counts[usize::from(b)] += 1;
+    }
+    let n = value.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Character classes present: lower, upper, digit, other.
+fn classes(value: &[u8]) -> (bool, bool, bool, bool) {
+    let mut c = (false, false, false, false);
+    for &b in value {
+        match b {
+            b'a'..=b'z' => c.0 = true,
+            b'A'..=b'Z' => c.1 = true,
+            b'0'..=b'9' => c.2 = true,
+            _ => c.3 = true,
+        }
+    }
+    c
+}
+
+/// A value that looks like a machine-generated token rather than a word or an identifier.
+fn looks_opaque(value: &[u8]) -> bool {
+    if value.len() < 8 || is_placeholder(value) || is_identifier_words(value) {
+        return false;
+    }
+    let (lower, upper, digit, _) = classes(value);
+    let letters = lower || upper;
+    (letters && digit && entropy(value) >= 3.0) || (value.len() >= 20 && entropy(value) >= 3.5)
+}
+
+/// `Basic <base64>` that decodes to `user:password`.
+fn basic_credentials(value: &[u8]) -> bool {
+    base64_decode(value).is_some_and(|plain| {
+        plain.contains(&b':') && plain.iter().all(|&b| (0x20..0x7f).contains(&b))
+    })
+}
+
+fn base64_decode(value: &[u8]) -> Option<Vec<u8>> {
+    let trimmed: Vec<u8> = value.iter().copied().filter(|&b| b != b'=').collect();
+    let mut out = Vec::with_capacity(trimmed.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for b in trimmed {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Values that stand for a secret without being one: templates, references, examples.
+fn is_placeholder(value: &[u8]) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let has = |needle: &[u8]| find(&lower, needle).is_some();
+    matches!(value.first(), Some(b'$' | b'%' | b'<' | b'{' | b'*'))
+        || has(b"${")
+        || has(b"{{")
+        || has(b"#{")
+        || has(b"%s")
+        || has(b"%(")
+        || has(b"%v")
+        || has(b"xxxx")
+        || has(b"****")
+        || has(b"...")
+        || has(b"your_")
+        || has(b"your-")
+        || has(b"placeholder")
+        || has(b"redacted")
+        || has(b"changeme")
+        || matches!(
+            lower.as_slice(),
+            b"password" | b"pass" | b"passwd" | b"pwd" | b"secret" | b"token" | b"user"
+        )
+}
+
+/// Identifier-shaped text made of words: `access_token`, `X-Api-Key`, `db.password`,
+/// `GITHUB_TOKEN`, `AccessToken`. Such values name a secret; they are not one.
+fn is_identifier_words(value: &[u8]) -> bool {
+    if value.is_empty() || !value[0].is_ascii_alphabetic() {
+        return false;
+    }
+    if !value
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/'))
+    {
+        return false;
+    }
+    let words = split_words(value);
+    if words.is_empty() {
+        return false;
+    }
+    // Every word is a plausible word: letters with at most a short numeric tail, no
+    // random-looking runs of mixed digits.
+    // Random tokens split into many short, vowel-less pieces; names into a few words.
+    let vowelless = words.iter().filter(|w| !has_vowel(w)).count();
+    let single = words.iter().filter(|w| w.len() == 1).count();
+    if words.len() > 6 || vowelless > 2 || single > 1 {
+        return false;
+    }
+    words.iter().all(|w| {
+        let letters = w.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        let tail = &w[letters..];
+        // Short words (`x`, `db`, `src`, `npm`) need no vowel; longer ones must read as words.
+        (1..=16).contains(&letters)
+            && tail.len() <= 2
+            && tail.iter().all(u8::is_ascii_digit)
+            && (letters <= 4 || has_vowel(&w[..letters]))
+    }) && (words.len() >= 2 || value.len() <= 12)
+}
+
+fn has_vowel(word: &[u8]) -> bool {
+    word.iter().any(|b| {
+        matches!(
+            b.to_ascii_lowercase(),
+            b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+        )
+    })
+}
+
+/// Splits an identifier into lower-case words at `_ - . : /`, `$ @`, and camelCase humps.
+fn split_words(name: &[u8]) -> Vec<Vec<u8>> {
+    let mut words: Vec<Vec<u8>> = Vec::new();
+    let mut current: Vec<u8> = Vec::new();
+    let mut prev: u8 = 0;
+    for (i, &b) in name.iter().enumerate() {
+        if !b.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev = b;
+            continue;
+        }
+        let next = name.get(i + 1).copied().unwrap_or(0);
+        let hump = b.is_ascii_uppercase()
+            && (prev.is_ascii_lowercase()
+                || prev.is_ascii_digit() && !current.is_empty() && current.len() > 1
+                || (prev.is_ascii_uppercase() && next.is_ascii_lowercase()));
+        if hump && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        current.push(b.to_ascii_lowercase());
+        prev = b;
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// How strongly a name says "this holds a credential".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    /// Not a credential name.
+    None,
+    /// `key` alone or a loose word: only a strongly random value counts.
+    Weak,
+    /// `password`, `api_key`, `GITHUB_TOKEN`, `client_secret`, …
+    Strong,
+}
+
+const CRED_WORDS: &[&[u8]] = &[
+    b"password",
+    b"passwd",
+    b"passphrase",
+    b"pwd",
+    b"pass",
+    b"pw",
+    b"secret",
+    b"secrets",
+    b"token",
+    b"apikey",
+    b"credential",
+    b"credentials",
+    b"creds",
+    b"dsn",
+    b"key",
+    b"cookie",
+    b"sig",
+    b"signature",
+];
+
+/// Words that may follow the credential word without changing what the name holds.
+const TRAILING_OK: &[&[u8]] = &[
+    b"value",
+    b"val",
+    b"str",
+    b"b64",
+    b"base64",
+    b"hex",
+    b"raw",
+    b"enc",
+    b"encrypted",
+    b"prod",
+    b"production",
+    b"dev",
+    b"development",
+    b"staging",
+    b"stage",
+    b"test",
+    b"live",
+    b"sandbox",
+    b"local",
+    b"v1",
+    b"v2",
+    b"v3",
+    b"secret",
+    b"key",
+    b"token",
+    b"plain",
+    b"plaintext",
+    b"override",
+    b"default",
+];
+
+/// A `key` preceded by one of these is a data-structure key, not a credential.
+const KEY_NOT_SECRET: &[&[u8]] = &[
+    b"primary",
+    b"foreign",
+    b"sort",
+    b"partition",
+    b"cache",
+    b"public",
+    b"pub",
+    b"map",
+    b"dict",
+    b"hash",
+    b"lookup",
+    b"unique",
+    b"composite",
+    b"row",
+    b"column",
+    b"index",
+    b"range",
+    b"hot",
+    b"short",
+    b"i18n",
+    b"translation",
+    b"route",
+    b"react",
+    b"object",
+    b"s3",
+    b"dedup",
+    b"idempotency",
+    b"group",
+    b"field",
+    b"next",
+    b"prev",
+    b"last",
+    b"first",
+    b"state",
+    b"redis",
+    b"kv",
+    b"sorting",
+    b"label",
+    b"query",
+    b"search",
+    b"storage",
+    b"item",
+    b"entry",
+    b"list",
+    b"local",
+    b"message",
+    b"msg",
+    b"config",
+    b"setting",
+    b"settings",
+    b"env",
+    b"name",
+    b"ssh",
+    b"gpg",
+    b"pgp",
+    b"verify",
+    b"verifying",
+    b"verification",
+    b"keyboard",
+    b"menu",
+    b"shortcut",
+    b"hotkey",
+    b"unique",
+    b"compound",
+    b"distribution",
+    b"sharding",
+    b"shard",
+    b"bucket",
+    b"metric",
+    b"event",
+    b"feature",
+    b"flag",
+    b"option",
+    b"param",
+    b"header",
+    b"json",
+    b"yaml",
+    b"dto",
+    b"id",
+    b"file",
+    b"path",
+    b"url",
+];
+
+/// Leading words that turn the name into a flag, count or function about a credential.
+const LEADING_NOT_SECRET: &[&[u8]] = &[
+    b"is",
+    b"has",
+    b"should",
+    b"use",
+    b"enable",
+    b"enabled",
+    b"disable",
+    b"show",
+    b"hide",
+    b"no",
+    b"max",
+    b"min",
+    b"num",
+    b"validate",
+    b"check",
+    b"get",
+    b"set",
+    b"require",
+    b"requires",
+    b"allow",
+    b"forgot",
+    b"reset",
+    b"verify",
+    b"on",
+    b"handle",
+    b"with",
+];
+
+fn classify_name(name: &[u8]) -> NameKind {
+    let words = split_words(name);
+    if words.is_empty() {
+        return NameKind::None;
+    }
+    if LEADING_NOT_SECRET.contains(&words[0].as_slice()) && words.len() > 1 {
+        return NameKind::None;
+    }
+    // The last credential word, allowing compounds such as `apikey` or `accesstoken`.
+    let Some(last_cred) = words.iter().rposition(|w| {
+        CRED_WORDS.contains(&w.as_slice())
+            || [
+                &b"password"[..],
+                b"passwd",
+                b"token",
+                b"secret",
+                b"apikey",
+                b"secretkey",
+            ]
+            .iter()
+            .any(|c| w.len() > c.len() && w.ends_with(c))
+    }) else {
+        return NameKind::None;
+    };
+    if !words[last_cred + 1..]
+        .iter()
+        .all(|w| TRAILING_OK.contains(&w.as_slice()) || w.iter().all(u8::is_ascii_digit))
+    {
+        return NameKind::None;
+    }
+    let word = words[last_cred].as_slice();
+    match word {
+        b"key" | b"sig" | b"signature" | b"cookie" | b"pass" | b"pw" => {
+            if last_cred == 0 {
+                return NameKind::Weak;
+            }
+            let before = words[last_cred - 1].as_slice();
+            if KEY_NOT_SECRET.contains(&before) {
+                NameKind::None
+            } else {
+                NameKind::Strong
+            }
+        }
+        _ => NameKind::Strong,
+    }
+}
+
+/// Type names that follow `name:` in annotations and are never values.
+const TYPE_WORDS: &[&[u8]] = &[
+    b"string",
+    b"str",
+    b"number",
+    b"boolean",
+    b"bool",
+    b"any",
+    b"unknown",
+    b"never",
+    b"object",
+    b"bigint",
+    b"symbol",
+    b"int",
+    b"integer",
+    b"float",
+    b"double",
+    b"bytes",
+    b"byte",
+    b"usize",
+    b"isize",
+    b"u8",
+    b"u16",
+    b"u32",
+    b"u64",
+    b"u128",
+    b"i8",
+    b"i16",
+    b"i32",
+    b"i64",
+    b"i128",
+    b"f32",
+    b"f64",
+    b"char",
+    b"void",
+    b"null",
+    b"nil",
+    b"none",
+    b"true",
+    b"false",
+    b"undefined",
+    b"uint8array",
+    b"int32",
+    b"int64",
+    b"uint32",
+    b"uint64",
+    b"float32",
+    b"float64",
+    b"arraybuffer",
+    b"buffer",
+    b"secretstr",
+    b"secretstring",
+    b"securestring",
+];
+
+/// Finds the byte range of the secret in a generic `name <op> value` match, if it is one.
+fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> {
+    let name = caps.name("n")?;
+    let op = caps.name("o")?.as_bytes();
+    let value = caps.name("v")?;
+    let op_trim: Vec<u8> = op
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    // Comparisons are never assignments.
+    if matches!(
+        op_trim.as_slice(),
+        b"==" | b"===" | b"!=" | b"!==" | b"<=" | b">="
+    ) {
+        return None;
+    }
+    let raw_name = name.as_bytes();
+    // Whitespace as the operator only binds a command-line flag: `--password hunter2`.
+    if op_trim.is_empty() && !raw_name.starts_with(b"-") {
+        return None;
+    }
+    // `,` only binds a quoted key to its value: `("api_key", "…")`, not call arguments.
+    if op_trim == b"," && caps.name("c").is_none_or(|c| c.as_bytes().is_empty()) {
+        return None;
+    }
+    // `>` only closes an XML element: `<password>…</password>`.
+    if op_trim == b">" && !(name.start() > 0 && line[name.start() - 1] == b'<') {
+        return None;
+    }
+    let kind = classify_name(raw_name);
+    if kind == NameKind::None {
+        return None;
+    }
+    let v = value.as_bytes();
+    let after = line.get(value.end()).copied();
+    let (content, start) = match quoted_content(v) {
+        Some((skip, len)) => (&v[skip..skip + len], value.start() + skip),
+        None => {
+            // A function call, an index, or a member access is a reference, not a value.
+            if matches!(after, Some(b'(' | b'[' | b'{')) {
+                return None;
+            }
+            let context = Context {
+                line,
+                name_start: name.start(),
+                flag: raw_name.starts_with(b"-"),
+                xml: op_trim == b">",
+                after,
+            };
+            if !unquoted_is_literal(v, &context, kind) {
+                return None;
+            }
+            (v, value.start())
+        }
+    };
+    if content.is_empty() {
+        return None;
+    }
+    // A quoted value that is a type annotation's default, e.g. `password: str = "…"`, is
+    // handled by the typed operator; a trailing `+`/`%` makes the literal a format prefix.
+    let secret = match kind {
+        NameKind::Strong => quoted_or_literal_is_secret(content),
+        NameKind::Weak => strong_value(content),
+        NameKind::None => false,
+    };
+    secret.then_some((start, start + content.len()))
+}
+
+/// For a quoted value, the offset and length of its content.
+fn quoted_content(v: &[u8]) -> Option<(usize, usize)> {
+    let prefix = v
+        .iter()
+        .take_while(|b| matches!(b, b'f' | b'F' | b'b' | b'B' | b'r' | b'R' | b'u' | b'U'))
+        .count();
+    let rest = &v[prefix..];
+    let quote = *rest.first()?;
+    if !matches!(quote, b'"' | b'\'' | b'`') || rest.len() < 2 || rest[rest.len() - 1] != quote {
+        return None;
+    }
+    // An f-string, a template literal or a format string interpolates code.
+    if (prefix > 0 && v[..prefix].eq_ignore_ascii_case(b"f")) || quote == b'`' {
+        let inner = &rest[1..rest.len() - 1];
+        if inner.contains(&b'{') {
+            return Some((prefix + 1, 0));
+        }
+    }
+    Some((prefix + 1, rest.len() - 2))
+}
+
+/// Where an unquoted value sits.
+struct Context<'a> {
+    line: &'a [u8],
+    name_start: usize,
+    /// The name is a command-line flag (`--password`).
+    flag: bool,
+    /// The value is an XML element's text.
+    xml: bool,
+    /// The byte right after the value.
+    after: Option<u8>,
+}
+
+/// Whether an unquoted value is a literal (env file, YAML, CLI flag, connection string)
+/// rather than code, where a bare identifier is a reference to a variable.
+fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool {
+    let lower = v.to_ascii_lowercase();
+    if TYPE_WORDS.contains(&lower.as_slice()) {
+        return false;
+    }
+    if v.iter()
+        .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b'-')
+    {
+        return false;
+    }
+    // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`.
+    let is_path = v.iter().all(|&b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$' | b'!' | b'?' | b'&')
+    }) && (v.contains(&b'.') || v.windows(2).any(|w| w == b"::"))
+        && split_words(v)
+            .iter()
+            .all(|w| w.iter().any(u8::is_ascii_alphabetic));
+    if is_path || v.starts_with(b"&") || v.starts_with(b"!") || v.starts_with(b"*") {
+        return false;
+    }
+    // A single capitalised word is a type or class name (`token: Credential`).
+    if v.len() > 1 && v[0].is_ascii_uppercase() && v[1..].iter().all(u8::is_ascii_lowercase) {
+        return false;
+    }
+    let prefix = &context.line[..context.name_start];
+    // `NAME=value` or `name: value` opening a line (after the diff prefix): an env, shell,
+    // YAML or properties file, unless a `,`/`;` after the value says it is code.
+    let env_line = (prefix
+        .iter()
+        .all(|b| matches!(b, b'+' | b'-' | b' ' | b'\t'))
+        || prefix.ends_with(b"export ")
+        || prefix.ends_with(b"ENV ")
+        || prefix.ends_with(b"set "))
+        && !matches!(context.after, Some(b',' | b';'));
+    // `…;Password=…;` in a connection string, `?token=…` in a query string,
+    // `--from-literal=password=…`.
+    let embedded = matches!(prefix.last(), Some(b';' | b'?' | b'&' | b'='));
+    if (env_line || embedded || context.flag || context.xml) && kind == NameKind::Strong {
+        return v.len() >= 6;
+    }
+    let identifier = v
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$'))
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$'));
+    if identifier {
+        // In code a bare identifier names a variable; only a random-looking one is a value.
+        return strong_value(v);
+    }
+    v.len() >= 8
+}
+
+/// A strong-named value (quoted, or literal by context) that is a secret.
+fn quoted_or_literal_is_secret(v: &[u8]) -> bool {
+    if v.len() < 6 || is_placeholder(v) {
+        return false;
+    }
+    if v.iter().any(u8::is_ascii_whitespace) {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    if lower.starts_with(b"/")
+        || lower.starts_with(b"./")
+        || lower.starts_with(b"~/")
+        || find(&lower, b"://").is_some()
+    {
+        return false;
+    }
+    if TYPE_WORDS.contains(&lower.as_slice()) || COMMON_VALUES.contains(&lower.as_slice()) {
+        return false;
+    }
+    // Words joined by separators or humps name something (`access_token`, `X-Api-Key`).
+    if is_identifier_words(v) && split_words(v).len() >= 2 {
+        return false;
+    }
+    let (_, _, digit, _) = classes(v);
+    v.len() >= 8 || digit
+}
+
+/// Ordinary values that a credential-named field often holds and that are not secrets.
+const COMMON_VALUES: &[&[u8]] = &[
+    b"bearer",
+    b"basic",
+    b"digest",
+    b"oauth",
+    b"oauth2",
+    b"required",
+    b"optional",
+    b"hidden",
+    b"default",
+    b"example",
+    b"password",
+    b"secret",
+    b"token",
+    b"string",
+    b"disabled",
+    b"enabled",
+    b"invalid",
+    b"expired",
+    b"missing",
+    b"unknown",
+    b"masked",
+    b"sha256",
+    b"sha512",
+    b"sha1",
+    b"md5",
+    b"bcrypt",
+    b"argon2",
+    b"argon2id",
+    b"scrypt",
+    b"pbkdf2",
+    b"hs256",
+    b"rs256",
+    b"es256",
+    b"base64",
+    b"secrets",
+    b"credentials",
+    b"apikey",
+    b"api_key",
+    b"session",
+    b"cookie",
+    b"cookies",
+    b"header",
+    b"headers",
+    b"query",
+    b"body",
+    b"access",
+    b"refresh",
+    b"generic",
+    b"opaque",
+    b"vault",
+    b"keyring",
+    b"keychain",
+    b"environment",
+    b"manual",
+    b"client_credentials",
+    b"authorization_code",
+    b"new-password",
+    b"current-password",
+];
+
+/// A value random enough to be a credential even under a loose name such as `key`.
+fn strong_value(v: &[u8]) -> bool {
+    // Percent-encoded text is a URL or query fragment, not a raw token.
+    if v.len() < 16 || is_placeholder(v) || v.iter().any(|b| b.is_ascii_whitespace() || *b == b'%')
+    {
+        return false;
+    }
+    if is_identifier_words(v) {
+        return false;
+    }
+    let (lower, upper, digit, _) = classes(v);
+    (lower || upper) && digit && entropy(v) >= 3.5
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_split_into_words() {
+        let words = |s: &str| {
+            split_words(s.as_bytes())
+                .into_iter()
+                .map(|w| String::from_utf8(w).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(words("apiKey"), ["api", "key"]);
+        assert_eq!(words("APIKey"), ["api", "key"]);
+        assert_eq!(words("GITHUB_TOKEN"), ["github", "token"]);
+        assert_eq!(words("x-api-key"), ["x", "api", "key"]);
+        assert_eq!(words("tokenCount"), ["token", "count"]);
+    }
+
+    #[test]
+    fn names_are_classified() {
+        for (name, kind) in [
+            ("password", NameKind::Strong),
+            ("apiKey", NameKind::Strong),
+            ("STRIPE_KEY", NameKind::Strong),
+            ("client_secret", NameKind::Strong),
+            ("key", NameKind::Weak),
+            ("tokenCount", NameKind::None),
+            ("secret_len", NameKind::None),
+            ("primary_key", NameKind::None),
+            ("token_url", NameKind::None),
+            ("isPasswordValid", NameKind::None),
+            ("accesstoken", NameKind::Strong),
+        ] {
+            assert_eq!(classify_name(name.as_bytes()), kind, "{name}");
+        }
+    }
+
+    #[test]
+    fn basic_auth_needs_user_and_password() {
+        assert!(basic_credentials(b"dXNlcjpwYXNzd29yZA=="));
+        assert!(!basic_credentials(b"realm"));
+    }
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles() {
+        assert_eq!(Redactor::new().compile_all().len(), RULES.len());
     }
 }

@@ -1,0 +1,592 @@
+//! The redaction rules: exact provider token formats and the checks for the generic ones.
+//!
+//! Each rule names its marker, the lower-case keywords that must occur on a line before the
+//! rule's pattern is even compiled or run, and a byte-regex (ASCII, case as written unless the
+//! pattern says `(?i)`). A pattern's `s` group, when present, is the part that is replaced;
+//! otherwise the whole match is.
+
+/// How a rule's match is confirmed before it is replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// The format alone is proof.
+    Exact,
+    /// A value that must look random enough (length, character classes) to be a token.
+    Opaque,
+    /// `Basic <base64>` whose decoded form is `user:password`.
+    BasicAuth,
+    /// The password part of `scheme://user:password@host`.
+    UrlPassword,
+    /// `name <op> value` with a credential-like name and a secret-looking value.
+    Assignment,
+    /// A PEM private key; its body may continue on the following lines.
+    PrivateKey,
+}
+
+/// One redaction rule.
+#[derive(Debug)]
+pub(crate) struct Rule {
+    pub id: &'static str,
+    pub keywords: &'static [&'static str],
+    pub pattern: &'static str,
+    pub check: Check,
+}
+
+const fn exact(id: &'static str, keywords: &'static [&'static str], pattern: &'static str) -> Rule {
+    Rule {
+        id,
+        keywords,
+        pattern,
+        check: Check::Exact,
+    }
+}
+
+/// A provider whose tokens have no prefix: the provider's name must be on the line and the
+/// value must look opaque.
+const fn near(id: &'static str, keywords: &'static [&'static str], pattern: &'static str) -> Rule {
+    Rule {
+        id,
+        keywords,
+        pattern,
+        check: Check::Opaque,
+    }
+}
+
+/// Identifier characters that may not touch a token on either side.
+macro_rules! tok {
+    ($body:literal) => {
+        concat!(r"(?:^|[^A-Za-z0-9_])(?P<s>", $body, r")(?:$|[^A-Za-z0-9_])")
+    };
+}
+
+/// Every rule, provider formats first; on overlap the earlier rule's marker wins.
+pub(crate) static RULES: &[Rule] = &[
+    // Private keys and signed tokens.
+    Rule {
+        id: "private-key",
+        keywords: &["private key"],
+        pattern: r"-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----(?P<s>.*?)(?:-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----|$)",
+        check: Check::PrivateKey,
+    },
+    exact(
+        "age-secret-key",
+        &["age-secret-key-"],
+        r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+    ),
+    exact(
+        "jwt",
+        &["eyj"],
+        tok!(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    ),
+    // Cloud.
+    exact(
+        "aws-access-key",
+        &["akia", "asia", "abia", "acca", "a3t"],
+        tok!(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}"),
+    ),
+    exact(
+        "aws-secret-key",
+        &["aws"],
+        r#"(?i)aws_?(?:secret|sec)_?(?:access)?_?key["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+])"#,
+    ),
+    exact(
+        "aws-session-token",
+        &["aws"],
+        r#"(?i)aws_?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{40,})"#,
+    ),
+    exact("gcp-api-key", &["aiza"], tok!(r"AIza[0-9A-Za-z_-]{35}")),
+    exact(
+        "gcp-oauth-client-secret",
+        &["gocspx-"],
+        tok!(r"GOCSPX-[A-Za-z0-9_-]{28}"),
+    ),
+    exact(
+        "gcp-oauth-token",
+        &["ya29."],
+        tok!(r"ya29\.[0-9A-Za-z_-]{20,}"),
+    ),
+    exact(
+        "gcp-service-account-key-id",
+        &["private_key_id"],
+        r#""private_key_id"\s*:\s*"(?P<s>[a-f0-9]{40})""#,
+    ),
+    exact(
+        "azure-storage-key",
+        &["accountkey", "sharedaccesskey"],
+        r"(?i)(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,}={0,2})",
+    ),
+    exact(
+        "azure-sas-token",
+        &["sig="],
+        r"(?:[?&]|^|[^A-Za-z0-9])sig=(?P<s>[A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})",
+    ),
+    exact(
+        "azure-ad-client-secret",
+        &["q~"],
+        tok!(r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"),
+    ),
+    exact(
+        "alibaba-access-key",
+        &["ltai"],
+        tok!(r"LTAI[A-Za-z0-9]{12,20}"),
+    ),
+    exact("tencent-secret-id", &["akid"], tok!(r"AKID[A-Za-z0-9]{32}")),
+    exact(
+        "digitalocean-token",
+        &["dop_v1_", "doo_v1_", "dor_v1_"],
+        tok!(r"do[por]_v1_[a-f0-9]{64}"),
+    ),
+    exact(
+        "heroku-api-key",
+        &["hrku-"],
+        tok!(r"HRKU-[A-Za-z0-9_-]{60}"),
+    ),
+    near(
+        "heroku-api-key",
+        &["heroku"],
+        tok!(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
+    ),
+    exact(
+        "ibm-cloud-api-key",
+        &["ibm"],
+        r#"(?i)ibm[a-z0-9_.-]{0,20}(?:key|token)["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9_-]{44})(?:$|[^A-Za-z0-9_-])"#,
+    ),
+    exact(
+        "flyio-token",
+        &["fo1_", "flyv1 "],
+        r"(?:^|[^A-Za-z0-9_])(?P<s>fo1_[A-Za-z0-9_-]{43}|FlyV1 fm[12][ar]?_[A-Za-z0-9+/=,_-]{100,})",
+    ),
+    exact(
+        "openshift-token",
+        &["sha256~"],
+        tok!(r"sha256~[A-Za-z0-9_-]{43}"),
+    ),
+    // Source hosting and CI.
+    exact(
+        "github-token",
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        tok!(r"gh[pousr]_[A-Za-z0-9]{36,255}"),
+    ),
+    exact(
+        "github-fine-grained-token",
+        &["github_pat_"],
+        tok!(r"github_pat_[A-Za-z0-9_]{50,255}"),
+    ),
+    exact(
+        "gitlab-token",
+        &[
+            "glpat-",
+            "glptt-",
+            "glrt-",
+            "gldt-",
+            "glsoat-",
+            "glcbt-",
+            "gloas-",
+            "glimt-",
+            "glagent-",
+            "glffct-",
+            "glft-",
+            "gr1348941",
+        ],
+        tok!(
+            r"(?:glpat-|glrt-|gldt-|glsoat-|glcbt-|gloas-|glimt-|glagent-|glffct-|glft-|GR1348941)[A-Za-z0-9_.-]{20,}|glptt-[a-f0-9]{40}"
+        ),
+    ),
+    exact(
+        "atlassian-api-token",
+        &["atatt3", "atbb", "atctt3"],
+        tok!(r"(?:ATATT3|ATCTT3)[A-Za-z0-9_=-]{60,}|ATBB[A-Za-z0-9_=.-]{32,}"),
+    ),
+    near(
+        "bitbucket-client-secret",
+        &["bitbucket"],
+        tok!(r"[A-Za-z0-9_-]{32,64}"),
+    ),
+    exact(
+        "sourcegraph-token",
+        &["sgp_"],
+        tok!(r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}"),
+    ),
+    exact("pulumi-token", &["pul-"], tok!(r"pul-[a-f0-9]{40}")),
+    exact(
+        "terraform-cloud-token",
+        &[".atlasv1."],
+        tok!(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
+    ),
+    exact(
+        "vault-token",
+        &["hvs.", "hvb.", "hvr."],
+        tok!(r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    ),
+    exact(
+        "doppler-token",
+        &[
+            "dp.pt.",
+            "dp.st.",
+            "dp.ct.",
+            "dp.sa.",
+            "dp.scim.",
+            "dp.audit.",
+        ],
+        tok!(r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}"),
+    ),
+    exact("octopus-deploy-key", &["api-"], tok!(r"API-[A-Z0-9]{26}")),
+    exact(
+        "databricks-token",
+        &["dapi"],
+        tok!(r"dapi[a-f0-9]{32}(?:-\d)?"),
+    ),
+    exact("prefect-token", &["pnu_"], tok!(r"pnu_[A-Za-z0-9]{36}")),
+    exact(
+        "scalingo-token",
+        &["tk-us-"],
+        tok!(r"tk-us-[A-Za-z0-9_-]{48}"),
+    ),
+    exact("infracost-key", &["ico-"], tok!(r"ico-[A-Za-z0-9]{32}")),
+    // Chat, email, messaging.
+    exact(
+        "slack-token",
+        &[
+            "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-",
+        ],
+        tok!(
+            r"xox[bpaosr]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
+        ),
+    ),
+    exact(
+        "slack-webhook",
+        &["hooks.slack.com"],
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})",
+    ),
+    exact(
+        "discord-webhook",
+        &["/api/webhooks/"],
+        r"discord(?:app)?\.com/api/webhooks/(?P<s>\d+/[A-Za-z0-9_-]{60,})",
+    ),
+    near(
+        "discord-bot-token",
+        &["discord"],
+        tok!(r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
+    ),
+    exact(
+        "telegram-bot-token",
+        &[":aa"],
+        tok!(r"\d{8,10}:AA[A-Za-z0-9_-]{33}"),
+    ),
+    exact("twilio-api-key", &["twilio"], tok!(r"SK[0-9a-f]{32}")),
+    near("twilio-auth-token", &["twilio"], tok!(r"[0-9a-f]{32}")),
+    exact(
+        "sendgrid-api-key",
+        &["sg."],
+        tok!(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    ),
+    exact("mailgun-api-key", &["key-"], tok!(r"key-[0-9a-f]{32}")),
+    exact(
+        "mailchimp-api-key",
+        &["-us"],
+        tok!(r"[0-9a-f]{32}-us\d{1,2}"),
+    ),
+    exact(
+        "brevo-api-key",
+        &["xkeysib-", "xsmtpsib-"],
+        tok!(r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    ),
+    near("mailjet-key", &["mailjet"], tok!(r"[a-f0-9]{32}")),
+    near(
+        "postmark-token",
+        &["postmark"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    // Payments and commerce.
+    exact(
+        "stripe-key",
+        &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
+        tok!(r"[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}"),
+    ),
+    exact(
+        "stripe-webhook-secret",
+        &["whsec_"],
+        tok!(r"whsec_[A-Za-z0-9+/=]{32,}"),
+    ),
+    exact(
+        "square-token",
+        &["sq0atp-", "sq0csp-", "eaaa"],
+        tok!(r"sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_-]{60}"),
+    ),
+    exact(
+        "braintree-access-token",
+        &["access_token$"],
+        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$(?P<s>[0-9a-f]{32})",
+    ),
+    near(
+        "paypal-client-secret",
+        &["paypal"],
+        tok!(r"E[A-Za-z0-9_-]{79}"),
+    ),
+    exact(
+        "shopify-token",
+        &["shpat_", "shpss_", "shpca_", "shppa_"],
+        tok!(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    ),
+    exact(
+        "flutterwave-key",
+        &["flwseck", "flwpubk"],
+        tok!(r"FLW(?:SECK|PUBK)(?:_TEST)?-[a-hA-H0-9]{32}-X"),
+    ),
+    exact(
+        "shippo-token",
+        &["shippo_"],
+        tok!(r"shippo_(?:live|test)_[a-f0-9]{40}"),
+    ),
+    exact(
+        "duffel-token",
+        &["duffel_"],
+        tok!(r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+    ),
+    exact(
+        "easypost-key",
+        &["ezak", "eztk"],
+        tok!(r"EZ[AT]K[A-Za-z0-9]{54}"),
+    ),
+    exact("adyen-key", &["aqe"], tok!(r"AQE[A-Za-z0-9+/=_.-]{80,}")),
+    // AI providers.
+    exact(
+        "anthropic-api-key",
+        &["sk-ant-"],
+        tok!(r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{40,}"),
+    ),
+    exact(
+        "openai-api-key",
+        &["sk-"],
+        tok!(
+            r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48}"
+        ),
+    ),
+    exact(
+        "huggingface-token",
+        &["hf_", "api_org_"],
+        tok!(r"(?:hf_|api_org_)[A-Za-z]{34}"),
+    ),
+    exact("groq-api-key", &["gsk_"], tok!(r"gsk_[A-Za-z0-9]{52}")),
+    exact("replicate-token", &["r8_"], tok!(r"r8_[A-Za-z0-9]{37}")),
+    exact(
+        "perplexity-api-key",
+        &["pplx-"],
+        tok!(r"pplx-[A-Za-z0-9]{48}"),
+    ),
+    exact("xai-api-key", &["xai-"], tok!(r"xai-[A-Za-z0-9]{70,90}")),
+    near(
+        "cohere-api-key",
+        &["cohere", "co_api_key"],
+        tok!(r"[A-Za-z0-9]{40}"),
+    ),
+    near("mistral-api-key", &["mistral"], tok!(r"[A-Za-z0-9]{32}")),
+    near("deepseek-api-key", &["deepseek"], tok!(r"sk-[a-f0-9]{32}")),
+    // Package registries.
+    exact("npm-token", &["npm_"], tok!(r"npm_[A-Za-z0-9]{36}")),
+    exact(
+        "pypi-token",
+        &["pypi-"],
+        tok!(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+    ),
+    exact(
+        "rubygems-token",
+        &["rubygems_"],
+        tok!(r"rubygems_[a-f0-9]{48}"),
+    ),
+    exact("nuget-api-key", &["oy2"], tok!(r"oy2[a-z0-9]{43}")),
+    exact(
+        "dockerhub-token",
+        &["dckr_pat_", "dckr_oat_"],
+        tok!(r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}"),
+    ),
+    exact(
+        "clojars-token",
+        &["clojars_"],
+        tok!(r"CLOJARS_[a-z0-9]{60}"),
+    ),
+    near(
+        "artifactory-key",
+        &["artifactory", "akcp", "cmvp"],
+        tok!(r"AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}"),
+    ),
+    // Observability.
+    near(
+        "datadog-key",
+        &[
+            "datadog",
+            "dd_api_key",
+            "dd_app_key",
+            "dd-api-key",
+            "dd-application-key",
+        ],
+        tok!(r"[a-f0-9]{40}|[a-f0-9]{32}"),
+    ),
+    exact(
+        "sentry-token",
+        &["sntrys_", "sntryu_"],
+        tok!(r"sntrys_eyJ[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64}"),
+    ),
+    exact(
+        "sentry-dsn",
+        &["sentry.io", "ingest."],
+        r"https?://(?P<s>[0-9a-f]{32})@[A-Za-z0-9.-]*ingest",
+    ),
+    exact(
+        "newrelic-key",
+        &["nrak-", "nrjs-", "nrii-", "nral"],
+        tok!(r"NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_-]{32}|[a-f0-9]{36}NRAL"),
+    ),
+    exact(
+        "grafana-token",
+        &["glc_", "glsa_", "eyjrijoi"],
+        tok!(
+            r"glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,2}"
+        ),
+    ),
+    near(
+        "honeycomb-key",
+        &["honeycomb"],
+        tok!(r"[A-Za-z0-9]{22}|[a-f0-9]{32}"),
+    ),
+    near(
+        "splunk-token",
+        &["splunk"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    // Productivity and SaaS.
+    exact(
+        "linear-api-key",
+        &["lin_api_"],
+        tok!(r"lin_api_[A-Za-z0-9]{40}"),
+    ),
+    exact(
+        "notion-token",
+        &["ntn_", "secret_"],
+        tok!(r"ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43}"),
+    ),
+    exact(
+        "postman-api-key",
+        &["pmak-"],
+        tok!(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    ),
+    exact("dropbox-token", &["sl."], tok!(r"sl\.[A-Za-z0-9_-]{130,}")),
+    exact(
+        "mapbox-token",
+        &["sk.eyj"],
+        tok!(r"sk\.eyJ[A-Za-z0-9_-]{60,}\.[A-Za-z0-9_-]{20,}"),
+    ),
+    exact("facebook-token", &["eaa"], tok!(r"EAA[A-Za-z0-9]{90,}")),
+    exact(
+        "twitter-bearer-token",
+        &["aaaaaaaaaaaaaaaaaaaaa"],
+        tok!(r"A{22}[A-Za-z0-9%]{30,}"),
+    ),
+    near("okta-token", &["okta"], tok!(r"00[A-Za-z0-9_-]{40}")),
+    near("algolia-key", &["algolia"], tok!(r"[a-f0-9]{32}")),
+    near(
+        "cloudflare-token",
+        &["cloudflare", "cf_api"],
+        tok!(r"[A-Za-z0-9_-]{40}|[a-f0-9]{37}"),
+    ),
+    exact(
+        "cloudflare-origin-ca-key",
+        &["v1.0-"],
+        tok!(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    ),
+    near(
+        "snyk-token",
+        &["snyk"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    exact(
+        "planetscale-token",
+        &["pscale_"],
+        tok!(r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}"),
+    ),
+    exact("supabase-token", &["sbp_"], tok!(r"sbp_[a-f0-9]{40}")),
+    exact("readme-api-key", &["rdme_"], tok!(r"rdme_[a-z0-9]{70}")),
+    exact(
+        "frameio-token",
+        &["fio-u-"],
+        tok!(r"fio-u-[A-Za-z0-9_=-]{64}"),
+    ),
+    exact(
+        "onepassword-token",
+        &["ops_eyj", "a3-"],
+        tok!(
+            r"ops_eyJ[A-Za-z0-9+/=_-]{200,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
+        ),
+    ),
+    exact(
+        "yandex-key",
+        &["aqvn", "yandex"],
+        tok!(r"AQVN[A-Za-z0-9_-]{35,38}|YC[A-Za-z0-9_-]{38}"),
+    ),
+    exact(
+        "intra42-secret",
+        &["s-s4t2"],
+        tok!(r"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
+    ),
+    near(
+        "lob-key",
+        &["lob"],
+        tok!(r"(?:live|test)_(?:pub_)?[a-f0-9]{31,35}"),
+    ),
+    near(
+        "azure-devops-pat",
+        &["azure", "ado_", "devops"],
+        tok!(r"[a-z2-7]{52}|[A-Za-z0-9]{84}"),
+    ),
+    // Headers, cookies, URLs.
+    Rule {
+        id: "bearer-token",
+        keywords: &["bearer"],
+        pattern: r"(?i)(?:^|[^A-Za-z0-9_])bearer[ \t]+(?P<s>[A-Za-z0-9._~+/-]{12,}=*)",
+        check: Check::Opaque,
+    },
+    Rule {
+        id: "basic-auth",
+        keywords: &["basic"],
+        pattern: r"(?i)(?:^|[^A-Za-z0-9_])basic[ \t]+(?P<s>[A-Za-z0-9+/]{6,}={0,2})",
+        check: Check::BasicAuth,
+    },
+    Rule {
+        id: "authorization-header",
+        keywords: &["authorization"],
+        pattern: r#"(?i)authorization["']?[ \t]*[:=,][ \t]*["']?(?:token[ \t]+)?(?P<s>[A-Za-z0-9._~+/-]{16,}=*)"#,
+        check: Check::Opaque,
+    },
+    Rule {
+        id: "cookie",
+        keywords: &["cookie"],
+        pattern: r"(?i)(?:session|sess|sid|token|auth|jwt|csrf|remember)[A-Za-z0-9_.-]*=(?P<s>[A-Za-z0-9%._~+/=-]{16,})",
+        check: Check::Opaque,
+    },
+    Rule {
+        id: "url-credentials",
+        keywords: &["://"],
+        pattern: r#"(?i)[a-z][a-z0-9+.-]*://[^/\s:@"'`<>]*:(?P<s>[^/\s@"'`<>]+)@"#,
+        check: Check::UrlPassword,
+    },
+    // Generic assignments: a credential-like name bound to a secret-looking value.
+    Rule {
+        id: "generic-secret",
+        keywords: &[
+            "pass",
+            "pwd",
+            "secret",
+            "token",
+            "key",
+            "credential",
+            "creds",
+            "dsn",
+        ],
+        pattern: concat!(
+            r#"(?i)(?P<n>[a-z0-9_.$@-]*(?:pass|pwd|secret|token|key|credential|creds|dsn)[a-z0-9_.-]*)"#,
+            r#"(?P<c>["'`]?\]?)[ \t]*"#,
+            r#"(?P<o>:[ \t]*[&A-Za-z_][A-Za-z0-9_.<>|?&' \[\]]*?[ \t]*=|:=|=>|===?|!==?|<=|>=|\|\|=|\?\?=|\+=|=|:|,|>|[ \t])"#,
+            r#"[ \t]*(?P<v>(?:[fFbBrRuU]{1,2})?"(?:[^"\\\n]|\\.)*"|(?:[fFbBrRuU]{1,2})?'(?:[^'\\\n]|\\.)*'|`[^`\n]*`|[^\s"'`,;(){}\[\]<>&]+)"#,
+        ),
+        check: Check::Assignment,
+    },
+];
