@@ -7,8 +7,9 @@
 //! the built-in local scorer and once with the jev scorer pointed at a loopback server that
 //! answers at once, and measures `git status --porcelain` and `git add -A` into a copied index
 //! on the same tree (the floors). Also: `eval` when the binary has it, process start-up with no
-//! state, the private store's footprint per prompt and after SessionEnd, redaction throughput
-//! and payload building in-process, and the targets of issue 8 as met / not met.
+//! state, the private store's footprint per prompt and after SessionEnd, and the hook targets
+//! of issue 8 as met / not met (redaction throughput and payload building are
+//! `benches/redact.rs`; `scripts/bench` adds its redaction target to the summary).
 //!
 //! Every hook process gets a cleared environment: `PATH`, a temp `HOME`, XDG dirs and
 //! `CLAUDE_PLUGIN_DATA`, `GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`. Figures go to
@@ -19,6 +20,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -40,8 +42,6 @@ const STOP_COMPLETED: &[&str] = &["below threshold", "continued", "reported"];
 const STOP_TARGET_RATIO: f64 = 1.5;
 /// Target: hook start-up with no state.
 const STARTUP_TARGET: Duration = Duration::from_millis(5);
-/// Target: redaction throughput in MB/s (10^6 bytes).
-const REDACT_TARGET_MBS: f64 = 100.0;
 
 fn binary() -> PathBuf {
     std::env::var_os("JEV_BENCH_BIN")
@@ -126,7 +126,7 @@ impl HookEnv {
     /// Bytes and files under the data dir, by part of the store.
     fn footprint(&self) -> Footprint {
         let mut f = Footprint::default();
-        walk(&self.data, &mut |path, len| {
+        walk(&self.data, &mut |path, meta| {
             let rel = path.strip_prefix(&self.data).unwrap();
             let first = rel.components().next().map(|c| c.as_os_str().to_owned());
             let slot = match first.as_deref().and_then(|s| s.to_str()) {
@@ -134,8 +134,9 @@ impl HookEnv {
                 Some("repos") => &mut f.tree_cache,
                 _ => &mut f.other,
             };
-            slot.0 += len;
-            slot.1 += 1;
+            slot.bytes += meta.len();
+            slot.disk += meta.blocks() * 512;
+            slot.files += 1;
             if rel.components().any(|c| c.as_os_str() == "snap") {
                 f.snap_files += 1;
             }
@@ -144,7 +145,7 @@ impl HookEnv {
     }
 }
 
-fn walk(dir: &Path, f: &mut dyn FnMut(&Path, u64)) {
+fn walk(dir: &Path, f: &mut dyn FnMut(&Path, &std::fs::Metadata)) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -154,20 +155,42 @@ fn walk(dir: &Path, f: &mut dyn FnMut(&Path, u64)) {
         if meta.is_dir() {
             walk(&p, f);
         } else {
-            f(&p, meta.len());
+            f(&p, &meta);
         }
     }
 }
 
-/// (bytes, files) per part of the private store.
+/// Files under one part of the private store.
+#[derive(Debug, Default, Clone, Copy)]
+struct Part {
+    /// Apparent size.
+    bytes: u64,
+    /// Allocated blocks.
+    disk: u64,
+    files: u64,
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} B ({} KiB on disk) in {} files",
+            self.bytes,
+            self.disk / 1024,
+            self.files
+        )
+    }
+}
+
+/// The private store by part.
 #[derive(Debug, Default, Clone, Copy)]
 struct Footprint {
     /// `sessions/`: per-session and per-prompt state, the prompt's private index and blobs.
-    sessions: (u64, u64),
+    sessions: Part,
     /// `repos/`: the per-repository tree cache (names and ids, no file content).
-    tree_cache: (u64, u64),
+    tree_cache: Part,
     /// The ownership marker and the decision log (no diff content).
-    other: (u64, u64),
+    other: Part,
     /// Files under any `snap/` dir (prompt content).
     snap_files: u64,
 }
@@ -405,7 +428,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     repo.undo();
     let end = fp_env.hook(&event("SessionEnd", fp_session, "", &repo.root));
     let after_end = fp_env.footprint();
-    let footprint_ok = after_end.sessions.0 == 0 && after_end.snap_files == 0;
+    let footprint_ok = after_end.sessions.bytes == 0 && after_end.snap_files == 0;
 
     println!(
         "### {files} files ({} leaf dirs; at baseline {} staged, {} modified, {} untracked; \
@@ -413,7 +436,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
         spec.leaf_dirs, spec.staged, spec.modified, spec.untracked
     );
     println!(
-        "{rounds} rounds, medians. Load average after the size: {}. Repository generated in {:.1} s.\n",
+        "{rounds} rounds, medians. Load average when this size finished: {}. Repository generated in {:.1} s.\n",
         load_average(),
         generated.as_secs_f64()
     );
@@ -443,7 +466,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     }
     if first_ok {
         println!(
-            "| first UserPromptSubmit in an empty store (writes every tree once) | {} | {:.2}× | {:.2}× |",
+            "| first UserPromptSubmit in an empty store (writes every tree once; one run) | {} | {:.2}× | {:.2}× |",
             ms(first.elapsed),
             ratio(first.elapsed, status),
             ratio(first.elapsed, add)
@@ -452,18 +475,13 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     println!();
     let fp = |f: &Footprint| {
         format!(
-            "{} B in {} files | {} B in {} files | {} B in {} files | {} |",
-            f.sessions.0,
-            f.sessions.1,
-            f.tree_cache.0,
-            f.tree_cache.1,
-            f.other.0,
-            f.other.1,
-            f.snap_files
+            "{} | {} | {} | {} |",
+            f.sessions, f.tree_cache, f.other, f.snap_files
         )
     };
     println!(
-        "Private store (`CLAUDE_PLUGIN_DATA`), apparent file sizes. `sessions/` holds the \
+        "Private store (`CLAUDE_PLUGIN_DATA`) after one prompt, by part: apparent bytes, \
+         allocated bytes and files. `sessions/` holds the \
          prompt's state and content; `repos/` is the per-repository tree cache (names and ids, \
          no file content), which is allowed to remain; other = ownership marker and decision log \
          (no diff content).\n"
@@ -552,160 +570,6 @@ fn startup(cwd: &Path, runs: usize) -> Option<Duration> {
     stop.median()
 }
 
-/// Runs `f`, turning a panic (a stage not implemented on this branch) into its message.
-fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
-        p.downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".into())
-    });
-    std::panic::set_hook(hook);
-    r
-}
-
-/// Diff-like text: ordinary code, look-alikes that must stay, and a few secrets.
-fn redaction_corpus(target: usize) -> String {
-    let lines = [
-        "+    let token_count = tokens.len() + 3;",
-        "+    if token == nil { return Err(Error::MissingToken) }",
-        "+    password: string,",
-        "+    apiKey := cfg.Key",
-        "-    for (i, item) in items.iter().enumerate() { total += item.price * qty[i]; }",
-        " fn parse_header(line: &str) -> Option<(&str, &str)> { line.split_once(':') }",
-        "+    let url = format!(\"https://{host}/api/v1/items?page={page}\");",
-        "+    // The secret of good caching is knowing when to stop.",
-        "@@ -120,7 +120,9 @@ impl Client {",
-        "+    self.headers.insert(\"Authorization\".into(), format!(\"Bearer {}\", key.expose()));",
-    ];
-    let secrets = [
-        "+    const AWS = \"AKIAQWERTYUIOPASDFGH\";",
-        "+    github_token = \"ghp_0123456789abcdefghijABCDEFGHIJ012345\"",
-        "+    DATABASE_URL=postgres://admin:hunter2secret@db.internal:5432/app",
-    ];
-    let mut out = String::with_capacity(target + 256);
-    let mut i = 0usize;
-    while out.len() < target {
-        if i % 97 == 0 {
-            out.push_str(secrets[(i / 97) % secrets.len()]);
-        } else {
-            out.push_str(lines[i % lines.len()]);
-        }
-        out.push('\n');
-        i += 1;
-    }
-    out
-}
-
-/// Redaction throughput with the real rules, in MB/s; `Err` when the redactor is not on this
-/// branch.
-fn redaction(rounds: usize) -> Result<f64, String> {
-    use jev_preflight::redact::{RedactionReport, Redactor};
-    let text = redaction_corpus(8 << 20);
-    let start = Instant::now();
-    let redactor = guarded(Redactor::new)?;
-    let compile = start.elapsed();
-    let mut found = 0;
-    let times: Vec<Duration> = (0..rounds.max(1))
-        .map(|_| {
-            let mut report = RedactionReport::default();
-            let start = Instant::now();
-            let out = guarded(|| redactor.redact(&text, &mut report).len());
-            let t = start.elapsed();
-            out.map(|n| {
-                std::hint::black_box(n);
-                found = report.total();
-                t
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let m = median(times);
-    let mbs = text.len() as f64 / 1e6 / m.as_secs_f64();
-    println!(
-        "- Redaction: {:.1} MB/s (median of {} passes over {:.1} MB of diff-like text with {} \
-         secrets among ordinary code and look-alikes; {} redactions reported per pass; \
-         compiling the rules took {}).",
-        mbs,
-        rounds.max(1),
-        text.len() as f64 / 1e6,
-        text.lines()
-            .filter(|l| l.contains("AKIA") || l.contains("ghp_") || l.contains("hunter2"))
-            .count(),
-        found,
-        ms(compile)
-    );
-    Ok(mbs)
-}
-
-/// Payload building (selection already done): a turn that appends 40 lines to 60 files of
-/// the repository, diffed by the snapshot engine, built under the default 64 KiB policy.
-fn payload_building(repo: &GenRepo, rounds: usize) -> Result<(), String> {
-    use jev_preflight::diff;
-    use jev_preflight::git::{self, Discovery, Git};
-    use jev_preflight::payload::{self, Outcome, SizePolicy};
-    use jev_preflight::redact::Redactor;
-    use jev_preflight::snapshot::{self, PrivateStore, SnapshotOptions};
-
-    let g = Git::default();
-    let Discovery::Found(r) = git::discover(&g, &repo.root).map_err(|e| e.to_string())? else {
-        return Err("generated repository not found".into());
-    };
-    let store_dir = repo.tmp.path().join("payload-store");
-    let store = PrivateStore {
-        prompt: store_dir.join("prompt"),
-        tree_cache: store_dir.join("trees"),
-    };
-    let opts = SnapshotOptions::default();
-    let base = snapshot::take(&g, &r, &store, &opts).map_err(|e| e.to_string())?;
-    let touched: Vec<PathBuf> = (0..60)
-        .map(|i| repo.file((i * 131) % repo.spec.files))
-        .collect();
-    let originals: Vec<Vec<u8>> = touched.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    for p in &touched {
-        let lines: String = (0..40)
-            .map(|i| format!("    let value_{i} = compute(input, {i}).unwrap_or_default();\n"))
-            .collect();
-        support::append(p, &lines);
-    }
-    let head = snapshot::take(&g, &r, &store, &opts).map_err(|e| e.to_string())?;
-    let changes = diff::diff(&g, &r, &store, &base, &head).map_err(|e| e.to_string())?;
-    for (p, body) in touched.iter().zip(&originals) {
-        std::fs::write(p, body).unwrap();
-    }
-    let _ = snapshot::purge_prompt(&store);
-    let patch_bytes: usize = changes.iter().map(|c| c.patch.len()).sum();
-    let redactor = guarded(Redactor::new)?;
-    let policy = SizePolicy::default();
-    let mut times = Vec::new();
-    let mut shape = String::new();
-    for _ in 0..rounds.max(1) {
-        let start = Instant::now();
-        let outcome = guarded(|| payload::build(&changes, &redactor, &policy))?;
-        times.push(start.elapsed());
-        shape = match outcome {
-            Outcome::Ready(p) => format!(
-                "{} B payload, {} files in, {} left out by the size policy",
-                p.json.len(),
-                p.files.len(),
-                p.omitted.len()
-            ),
-            Outcome::Empty => "empty".into(),
-            Outcome::Skipped(why) => format!("skipped: {why:?}"),
-        };
-    }
-    println!(
-        "- Payload building: {} median of {} (redact + canonical JSON + size policy over {} \
-         changed files, {} B of patches; {shape}).",
-        ms(median(times)),
-        rounds.max(1),
-        changes.len(),
-        patch_bytes
-    );
-    Ok(())
-}
-
 fn parse_sizes() -> Vec<usize> {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
@@ -754,16 +618,12 @@ fn main() {
     let small = GenRepo::generate(Spec::sized(sizes.first().copied().unwrap_or(1_000)));
     let startup_median = startup(&small.root, if quick { 60 } else { 300 });
 
-    println!("## Redaction and payload building (in-process)\n");
-    let redaction = redaction(if quick { 3 } else { 7 });
-    if let Err(why) = &redaction {
-        println!("- Redaction: not measured — the redactor is not on this branch (`{why}`).");
-    }
-    if let Err(why) = payload_building(&small, if quick { 5 } else { 21 }) {
-        println!("- Payload building: not measured — `{why}`.");
-    }
-    println!();
-
+    println!(
+        "Load average at the end of this bench: {}.\n",
+        load_average()
+    );
+    // The targets table comes last: `scripts/bench` moves it to the top of BENCHMARKS.md and
+    // appends the redaction row from `benches/redact.rs`.
     println!("## Targets (issue 8)\n");
     println!("| target | measured | met |");
     println!("|---|---|---|");
@@ -796,15 +656,6 @@ fn main() {
         ),
         None => println!("| hook start-up with no state ≤ 5 ms | did not complete | **not met** |"),
     }
-    match &redaction {
-        Ok(mbs) => println!(
-            "| redaction ≥ {REDACT_TARGET_MBS} MB/s | {mbs:.1} MB/s | {} |",
-            met(*mbs >= REDACT_TARGET_MBS)
-        ),
-        Err(_) => println!(
-            "| redaction ≥ {REDACT_TARGET_MBS} MB/s | redactor not on this branch | not measured |"
-        ),
-    }
     let all_zero = results.iter().all(|r| r.footprint_ok);
     println!(
         "| zero bytes of prompt state and content left after SessionEnd (the tree cache and the decision log, which hold no file content, are kept) | {} | {} |",
@@ -818,9 +669,5 @@ fn main() {
             .collect::<Vec<_>>()
             .join(", "),
         met(all_zero && !results.is_empty())
-    );
-    println!(
-        "\nLoad average at the end of this bench: {}.",
-        load_average()
     );
 }
