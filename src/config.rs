@@ -476,7 +476,10 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
             None => UserFile::default(),
             Some(bytes) => {
                 let shown = path.display().to_string();
-                parse_object(&shown, &bytes)?;
+                let map = parse_object(&shown, &bytes)?;
+                if let Some((key, _)) = map.iter().find(|(_, v)| v.is_null()) {
+                    return Err(invalid(&shown, format!("`{key}`"), "must not be null"));
+                }
                 let mut de = serde_json::Deserializer::from_slice(&bytes);
                 let parsed =
                     serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| {
@@ -492,7 +495,6 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
             }
         },
     };
-    let _ = file_name;
 
     let enum_var = |names: &[&'static str]| -> Result<Option<Value>, ConfigError> {
         Ok(env
@@ -761,6 +763,12 @@ mod tests {
         assert_eq!(s.scorer.kind, ScorerKind::Local);
         assert_eq!(s.scorer.command.unwrap(), ["codex", "exec"]);
 
+        std::fs::write(cfg.join("config.json"), r#"{"scorer":null}"#).unwrap();
+        let err = user_settings(&env(&[("XDG_CONFIG_HOME", xdg)])).unwrap_err();
+        assert!(
+            err.to_string().contains("`scorer`: must not be null"),
+            "{err}"
+        );
         std::fs::write(cfg.join("config.json"), r#"{"scorer":"jev","bogus":1}"#).unwrap();
         let err = user_settings(&env(&[("XDG_CONFIG_HOME", xdg)])).unwrap_err();
         assert!(err.to_string().contains("bogus"), "{err}");

@@ -1,8 +1,10 @@
 //! Every environment variable jev-preflight reads, in one documented list.
 //!
 //! The process environment is read once, at the edge ([`crate::config::HostEnv::from_process`]),
-//! and passed down; nothing else calls `std::env::var`. Git's own variables are not read here:
-//! the hardened git runner removes inherited `GIT_*` variables from every child it starts.
+//! and passed down; nothing else calls `std::env::var`. Two exceptions, both outside our
+//! control and listed below: the HTTP client reads the proxy variables, and the OS reads
+//! `PATH`. Git's own variables are not read: the hardened git runner removes inherited
+//! `GIT_*` variables from every child it starts.
 
 /// Data dir set by Claude Code for the plugin; survives plugin updates.
 pub const CLAUDE_PLUGIN_DATA: &str = "CLAUDE_PLUGIN_DATA";
@@ -48,6 +50,21 @@ pub const OPENAI_API_KEY_DEFAULT: &str = "OPENAI_API_KEY";
 /// argv of the command scorer, as a JSON array of strings (no shell).
 pub const COMMAND: &str = "JEV_PREFLIGHT_COMMAND";
 
+/// Read by the HTTP client (`ureq::Proxy::try_from_env`) for remote scorers; never for
+/// loopback endpoints. Listed here so the table is complete.
+pub const PROXY_VARS: &[&str] = &[
+    "ALL_PROXY",
+    "all_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
+/// Searched by the operating system to find `git` (and a command scorer's program).
+pub const PATH: &str = "PATH";
+
 /// Every fixed name above, for `doctor` and the documentation table.
 pub const ALL: &[&str] = &[
     CLAUDE_PLUGIN_DATA,
@@ -73,4 +90,5 @@ pub const ALL: &[&str] = &[
     OPENAI_API_KEY_ENV,
     OPENAI_API_KEY_DEFAULT,
     COMMAND,
+    PATH,
 ];

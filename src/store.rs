@@ -31,6 +31,8 @@ const MARKER_TEXT: &str = "jev-preflight private store v1; safe to delete when n
 const STATE_MAX_BYTES: u64 = 1024 * 1024;
 /// Prompt dirs untouched this long are abandoned (a session that never stopped).
 pub const STALE_PROMPT_AGE: Duration = Duration::from_secs(24 * 3600);
+/// Temp files this old belong to a writer that died.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
 /// Repository caches unused this long are removed.
 pub const STALE_REPO_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Entries kept in the decision log.
@@ -298,6 +300,16 @@ impl Store {
         })
     }
 
+    /// Opens the store at `root` only if one was ever created there; writes nothing.
+    /// Events that can only find state (Stop, SessionEnd, the decision log) use this, so
+    /// that a repository in `off` mode — which never creates state — leaves no trace.
+    pub fn open_existing(root: &Path) -> Result<Option<Store>, StoreError> {
+        match std::fs::symlink_metadata(root.join(MARKER)) {
+            Ok(_) => Store::open(root).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -338,7 +350,20 @@ impl Store {
                 .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
                 .unwrap_or_default()
         };
+        // Temp files of writers that died between create and rename.
+        let stale_temp = |path: &Path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.') && n.ends_with(".tmp"))
+                && old(path, STALE_TEMP_AGE)
+        };
+        for temp in entries(&self.root).into_iter().filter(|p| stale_temp(p)) {
+            let _ = remove_entry(&temp);
+        }
         for session in entries(&self.root.join("sessions")) {
+            for temp in entries(&session).into_iter().filter(|p| stale_temp(p)) {
+                let _ = remove_entry(&temp);
+            }
             let prompts = session.join("prompts");
             let mut live = 0;
             for prompt in entries(&prompts) {
@@ -480,6 +505,17 @@ impl SessionStore {
         out.push('\n');
         write_atomic(&path, out.as_bytes())?;
         Ok(true)
+    }
+
+    /// Every prompt directory of this session.
+    pub fn prompts(&self) -> Vec<PromptStore> {
+        std::fs::read_dir(self.dir.join("prompts"))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| PromptStore { dir: e.path() })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// One prompt's directory, by the key the hook derived for it.
@@ -694,8 +730,12 @@ mod tests {
         held.write_state(&1).unwrap();
         // Nothing is old yet.
         assert_eq!(store.sweep(SystemTime::now(), 100), 0);
+        std::fs::write(store.root().join(".decisions.jsonl.1.2.tmp"), "x").unwrap();
+        std::fs::write(s.dir().join(".notices.1.2.tmp"), "x").unwrap();
         let later = SystemTime::now() + STALE_PROMPT_AGE + Duration::from_secs(60);
         assert_eq!(store.sweep(later, 100), 1);
+        assert!(!store.root().join(".decisions.jsonl.1.2.tmp").exists());
+        assert!(!s.dir().join(".notices.1.2.tmp").exists());
         assert!(!stale.exists());
         assert!(held.exists());
     }

@@ -30,7 +30,7 @@ use failure::Failure;
 /// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
 /// Deadline of one git call on UserPromptSubmit (whose hook timeout is 30 s).
-pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(6);
+pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(5);
 /// Deadline of one git call on Stop.
 pub const STOP_GIT_DEADLINE: Duration = Duration::from_secs(10);
 /// SessionEnd hooks share 1.5 s; we stop removing well before.
@@ -75,10 +75,7 @@ impl<'a> Context<'a> {
     /// Opens the store only when it exists (Stop, SessionEnd, notices: never create it).
     fn existing_store(&self) -> Result<Option<Store>, Failure> {
         let root = self.data_dir()?;
-        if std::fs::symlink_metadata(&root).is_err() {
-            return Ok(None);
-        }
-        Ok(Some(Store::open(&root)?))
+        Ok(Store::open_existing(&root)?)
     }
 }
 
@@ -171,7 +168,8 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
             return fail(ctx, &event, label, Failure::new("panic", msg));
         }
     };
-    if name == EventName::Stop {
+    // A Stop without a baseline (mode `off`, or a prompt we never saw) leaves no trace.
+    if name == EventName::Stop && reply.outcome != stop::NO_BASELINE {
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {

@@ -9,8 +9,10 @@ use crate::hook::engine::Checkpoint;
 use crate::hook::event::Event;
 use crate::hook::failure::Failure;
 use crate::hook::state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::stop::finish;
 use crate::hook::{Context, PROMPT_GIT_DEADLINE, Reply};
 use crate::snapshot::{PrivateStore, SnapshotOptions};
+use crate::store::{PromptStore, SessionStore};
 
 /// Most store entries the age sweep looks at per prompt.
 const SWEEP_BUDGET: usize = 2000;
@@ -43,6 +45,7 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         None => format!("seq:{}", session.next_seq()?),
     };
     let prompt = session.prompt(&key);
+    end_earlier_prompts(ctx, &session, &prompt);
     let Some(_lock) = prompt.create_and_lock()? else {
         return Ok(Reply::quiet("another hook process is taking this baseline"));
     };
@@ -93,4 +96,32 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         return Err(e.into());
     }
     Ok(Reply::quiet("baseline taken"))
+}
+
+/// A new prompt ends the session's earlier ones (a turn the user interrupted never gets its
+/// Stop): their content is removed now rather than at SessionEnd or by the age sweep.
+/// Prompts another process holds are left alone.
+fn end_earlier_prompts(ctx: &Context, session: &SessionStore, current: &PromptStore) {
+    for other in session.prompts() {
+        if other.dir() == current.dir() {
+            continue;
+        }
+        let Ok(Some(_lock)) = other.lock_existing() else {
+            continue;
+        };
+        match other.read_state::<PromptState>() {
+            Ok(Some(mut state)) if state.phase != Phase::Finished => {
+                let private = PrivateStore {
+                    prompt: other.snapshot_dir(),
+                    tree_cache: state.tree_cache.clone(),
+                };
+                finish(ctx, &other, &private, &mut state);
+            }
+            Ok(Some(_)) => {}
+            // No state (a writer died) or an unreadable one: nothing worth keeping.
+            Ok(None) | Err(_) => {
+                let _ = other.remove();
+            }
+        }
+    }
 }

@@ -16,6 +16,9 @@ use crate::payload::{Outcome, SkipReason};
 use crate::snapshot::{PrivateStore, SnapshotOptions};
 use crate::store::PromptStore;
 
+/// Outcome of a Stop that found no baseline for its prompt.
+pub const NO_BASELINE: &str = "no baseline";
+
 /// Told to the user when the agent (or anyone) edited the repo config during the turn.
 pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
 
@@ -25,13 +28,13 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         return Ok(Reply::quiet("background work pending; baseline kept"));
     }
     let Some(store) = ctx.existing_store()? else {
-        return Ok(Reply::quiet("no baseline"));
+        return Ok(Reply::quiet(NO_BASELINE));
     };
     let session = store.session(event.session_key());
     let key = match event.prompt_key() {
         Some(key) => key,
         None => match session.current_seq()? {
-            0 => return Ok(Reply::quiet("no baseline")),
+            0 => return Ok(Reply::quiet(NO_BASELINE)),
             n => format!("seq:{n}"),
         },
     };
@@ -46,7 +49,7 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         Ok(Some(state)) if state.version == STATE_VERSION => state,
         Ok(None) => {
             prompt.remove()?;
-            return Ok(Reply::quiet("no baseline"));
+            return Ok(Reply::quiet(NO_BASELINE));
         }
         other => {
             let _ = prompt.remove();
@@ -101,7 +104,7 @@ fn evaluate(
     let git = ctx.git.clone().with_deadline(STOP_GIT_DEADLINE);
     let frozen = state.config.clone();
     let Some(baseline) = state.baseline.clone() else {
-        return Ok(Reply::quiet("no baseline"));
+        return Ok(Reply::quiet(NO_BASELINE));
     };
     let repo = match engine.discover(&git, &state.repo_top)? {
         Discovery::Found(repo) => repo,
@@ -150,7 +153,7 @@ fn evaluate(
     let log = json!({
         "scorer": scorer.name(),
         "model": scores.model,
-        "scores": AXIS_IDS.iter().zip(scores.values).map(|(id, v)| (id.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "scores": AXIS_IDS.iter().zip(scores.values).map(|(id, v)| (id.to_string(), json!((v * 1e4).round() / 1e4))).collect::<serde_json::Map<_, _>>(),
         "selected": selected.iter().map(|s| AXIS_IDS[s.axis]).collect::<Vec<_>>(),
         "files": payload.files.len(),
         "payload_bytes": payload.json.len(),
@@ -205,7 +208,12 @@ fn evaluate(
 }
 
 /// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.
-fn finish(ctx: &Context, prompt: &PromptStore, private: &PrivateStore, state: &mut PromptState) {
+pub(crate) fn finish(
+    ctx: &Context,
+    prompt: &PromptStore,
+    private: &PrivateStore,
+    state: &mut PromptState,
+) {
     let _ = ctx.engine.purge(private);
     let _ = crate::store::remove_entry(&prompt.snapshot_dir());
     state.phase = Phase::Finished;

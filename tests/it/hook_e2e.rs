@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::support::TestRepo;
-use crate::support::hook::{HookEnv, JevServer, event, jev_answer, with};
+use crate::support::hook::{HookEnv, JevServer, event, inventory, jev_answer, with};
 
 const KEY: &str = "sk-ts-TEST-KEY-7f3a9c";
 
@@ -51,7 +51,7 @@ fn risky_turn_continues_exactly_once() {
     let server = JevServer::start(200, &jev_answer(0.95, 0.1));
     let env = HookEnv::new().jev(&server, KEY);
     let repo = repo();
-    let status_before = repo.git(&["status", "--porcelain=v2"]);
+    let git_before = inventory(&repo.path().join(".git"));
     ups(&env, &repo, "p1");
     risky_edit(&repo);
     let first = stop(&env, &repo, "p1", false);
@@ -87,9 +87,8 @@ fn risky_turn_continues_exactly_once() {
     assert_eq!(third.stdout, "");
     assert_eq!(server.requests(), 1);
     env.assert_no_content();
-    // The user's repository is untouched (beyond the agent's own edits).
-    let _ = status_before;
-    assert!(!repo.path().join(".git/index.lock").exists());
+    // Nothing of the user's repository was written: not a byte, mode or mtime under `.git`.
+    assert_eq!(inventory(&repo.path().join(".git")), git_before);
 }
 
 #[test]
@@ -137,6 +136,23 @@ fn report_mode_shows_one_line_and_off_writes_nothing() {
     risky_edit(&repo2);
     assert_eq!(stop(&env, &repo2, "p1", false).stdout, "");
     assert!(!env.data.exists(), "mode off writes nothing");
+    assert_eq!(server.requests(), 1);
+
+    // Claude Code creates the plugin's data dir before the first hook runs: an empty one
+    // must stay empty through a whole turn in `off` mode, SessionEnd included.
+    let env = HookEnv::new().jev(&server, KEY);
+    std::fs::create_dir_all(&env.data).unwrap();
+    ups(&env, &repo2, "p2");
+    risky_edit(&repo2);
+    assert_eq!(stop(&env, &repo2, "p2", false).stdout, "");
+    env.run(&serde_json::json!({
+        "hook_event_name": "SessionEnd",
+        "session_id": "s1",
+        "cwd": repo2.path(),
+        "reason": "other",
+    }));
+    let left: Vec<_> = std::fs::read_dir(&env.data).unwrap().collect();
+    assert!(left.is_empty(), "mode off left {left:?} in the data dir");
     assert_eq!(server.requests(), 1);
 }
 

@@ -261,6 +261,11 @@ fn scorer_failures_fail_open_with_one_notice() {
         (401, "{}".into(), "http_401"),
         (200, "not json".into(), "invalid_response"),
         (200, r#"{"answers":{}}"#.into(), "invalid_response"),
+        (
+            200,
+            format!(r#"{{"pad":"{}"}}"#, "x".repeat(70 * 1024)),
+            "response_too_large",
+        ),
     ];
     for (status, body, class) in cases {
         let server = JevServer::start(status, &body);
@@ -290,6 +295,25 @@ fn scorer_failures_fail_open_with_one_notice() {
         .var("TYPESAFE_API_KEY", KEY);
     let pair = turn(&env, &repo(), "s");
     assert_one_notice(&pair, "network");
+}
+
+#[test]
+fn command_scorer_failure() {
+    let env = HookEnv::new()
+        .var("JEV_PREFLIGHT_SCORER", "command")
+        .var("JEV_PREFLIGHT_COMMAND", r#"["false"]"#);
+    let pair = turn(&env, &repo(), "s");
+    assert_one_notice(&pair, "command_failed");
+    // A user config file that does not parse is the user's failure class, not the repo's.
+    let env = HookEnv::new();
+    std::fs::create_dir_all(env.config_home.join("jev-preflight")).unwrap();
+    std::fs::write(
+        env.config_home.join("jev-preflight/config.json"),
+        r#"{"scorer":"jev","jevUrl":1}"#,
+    )
+    .unwrap();
+    let pair = turn(&env, &repo(), "s");
+    assert_one_notice(&pair, "user_config_invalid");
 }
 
 #[test]

@@ -324,3 +324,42 @@ impl JevServer {
         *self.reply.lock().unwrap() = (status, body.to_owned());
     }
 }
+
+/// Every entry under `dir` with its size, mode, mtime and a hash of its bytes, sorted: two
+/// equal inventories mean nothing was written, touched or re-moded.
+pub fn inventory(dir: &Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let digest = if m.is_file() {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                format!(
+                    "{:x}",
+                    sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&bytes))
+                )
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "{} {} {:o} {}.{} {digest}",
+                p.strip_prefix(root).unwrap().display(),
+                m.len(),
+                m.mode(),
+                m.mtime(),
+                m.mtime_nsec()
+            ));
+            if m.is_dir() {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
