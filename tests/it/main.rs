@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per feature.
 
 mod axes;
+mod bench_support;
 mod hook_concurrency;
 mod hook_e2e;
 mod hook_faults;
