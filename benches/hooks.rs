@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use jev_preflight::axes::AXIS_IDS;
-use support::{GenRepo, Spec, load_average, median, ms, ratio, us};
+use support::{GenRepo, Sample, Spec, load_average, median, ms, ratio, timed, us};
 
 /// The binary under test; `cargo bench` builds it with the bench (release) profile.
 const BIN: &str = env!("CARGO_BIN_EXE_jev-preflight");
@@ -106,17 +106,18 @@ impl HookEnv {
     }
 
     fn spawn(&self, args: &[&str], stdin: Option<Vec<u8>>, cwd: &Path) -> Run {
-        let start = Instant::now();
-        let mut child = self.command(args, cwd).spawn().unwrap();
-        let mut pipe = child.stdin.take().unwrap();
-        if let Some(bytes) = stdin {
-            pipe.write_all(&bytes).unwrap();
-        }
-        drop(pipe);
-        let out = child.wait_with_output().unwrap();
-        let elapsed = start.elapsed();
+        let mut cmd = self.command(args, cwd);
+        let (out, sample) = timed(|| {
+            let mut child = cmd.spawn().unwrap();
+            let mut pipe = child.stdin.take().unwrap();
+            if let Some(bytes) = stdin {
+                pipe.write_all(&bytes).unwrap();
+            }
+            drop(pipe);
+            child.wait_with_output().unwrap()
+        });
         Run {
-            elapsed,
+            sample,
             ok: out.status.success(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -197,7 +198,7 @@ struct Footprint {
 
 /// One hook process.
 struct Run {
-    elapsed: Duration,
+    sample: Sample,
     ok: bool,
     stdout: String,
     stderr: String,
@@ -294,7 +295,7 @@ impl JevServer {
 /// Timings of one scenario over the rounds, or why it could not complete.
 #[derive(Default)]
 struct Series {
-    times: Vec<Duration>,
+    samples: Vec<Sample>,
     /// The round of each time, to pair it with that round's floors.
     rounds: Vec<usize>,
     failure: Option<String>,
@@ -303,7 +304,7 @@ struct Series {
 impl Series {
     fn record(&mut self, round: usize, run: &Run, completed: bool) {
         if completed && run.ok {
-            self.times.push(run.elapsed);
+            self.samples.push(run.sample);
             self.rounds.push(round);
         } else if self.failure.is_none() {
             let exit = if run.ok { "" } else { " (non-zero exit)" };
@@ -317,34 +318,57 @@ impl Series {
         }
     }
 
-    fn median(&self) -> Option<Duration> {
-        (self.failure.is_none() && !self.times.is_empty()).then(|| median(self.times.clone()))
+    fn complete(&self) -> bool {
+        self.failure.is_none() && !self.samples.is_empty()
     }
 
-    /// The median over rounds of each time divided by `floor` of the same round.
-    fn paired_ratio(&self, floor: &[Duration]) -> Option<f64> {
-        self.median()?;
+    /// Median wall time.
+    fn median(&self) -> Option<Duration> {
+        self.complete()
+            .then(|| median(self.samples.iter().map(|s| s.wall).collect()))
+    }
+
+    /// Median CPU time.
+    fn cpu_median(&self) -> Option<Duration> {
+        self.complete()
+            .then(|| median(self.samples.iter().map(|s| s.cpu).collect()))
+    }
+
+    fn walls(&self) -> Vec<Duration> {
+        self.samples.iter().map(|s| s.wall).collect()
+    }
+
+    /// The median over rounds of each run divided by `floor` of the same round, by wall time
+    /// or by CPU time.
+    fn paired_ratio(&self, floor: &[Sample], cpu: bool) -> Option<f64> {
+        if !self.complete() {
+            return None;
+        }
+        let pick = |s: &Sample| if cpu { s.cpu } else { s.wall };
         let mut r: Vec<f64> = self
-            .times
+            .samples
             .iter()
             .zip(&self.rounds)
-            .map(|(t, &round)| ratio(*t, floor[round]))
+            .map(|(s, &round)| ratio(pick(s), pick(&floor[round])))
             .collect();
         r.sort_by(f64::total_cmp);
         Some(r[r.len() / 2])
     }
 
-    /// A table row: scenario, median, paired ratio to each floor.
+    /// A table row: scenario, wall median and its paired ratio to each floor, CPU median and
+    /// its paired ratio to `git status`.
     fn row(&self, name: &str, floors: &Floors) -> String {
-        match (self.median(), &self.failure) {
-            (Some(m), _) => format!(
-                "| {name} | {} | {:.2}× | {:.2}× |",
-                ms(m),
-                self.paired_ratio(&floors.status).unwrap_or(f64::NAN),
-                self.paired_ratio(&floors.add).unwrap_or(f64::NAN)
+        match (self.median(), self.cpu_median(), &self.failure) {
+            (Some(wall), Some(cpu), _) => format!(
+                "| {name} | {} | {:.2}× | {:.2}× | {} | {:.2}× |",
+                ms(wall),
+                self.paired_ratio(&floors.status, false).unwrap_or(f64::NAN),
+                self.paired_ratio(&floors.add, false).unwrap_or(f64::NAN),
+                ms(cpu),
+                self.paired_ratio(&floors.status, true).unwrap_or(f64::NAN),
             ),
-            (None, Some(why)) => format!("| {name} | did not complete: {why} | – | – |"),
-            (None, None) => format!("| {name} | not measured | – | – |"),
+            (_, _, Some(why)) => format!("| {name} | did not complete: {why} | – | – | – | – |"),
+            _ => format!("| {name} | not measured | – | – | – | – |"),
         }
     }
 }
@@ -352,16 +376,16 @@ impl Series {
 /// The floors of every round, in round order.
 #[derive(Default)]
 struct Floors {
-    status: Vec<Duration>,
-    add: Vec<Duration>,
+    status: Vec<Sample>,
+    add: Vec<Sample>,
 }
 
 impl Floors {
     /// One floor as a series, each round paired with itself.
-    fn series(times: &[Duration]) -> Series {
+    fn series(samples: &[Sample]) -> Series {
         Series {
-            times: times.to_vec(),
-            rounds: (0..times.len()).collect(),
+            samples: samples.to_vec(),
+            rounds: (0..samples.len()).collect(),
             failure: None,
         }
     }
@@ -384,6 +408,8 @@ struct SizeResult {
     stop_local: Option<Duration>,
     /// Stop (local scorer) over `git status`, paired per round.
     stop_ratio: Option<f64>,
+    /// The same by CPU time.
+    stop_cpu_ratio: Option<f64>,
     status: Duration,
     footprint_ok: bool,
 }
@@ -433,8 +459,8 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
             stop.record(r, &run, STOP_COMPLETED.contains(&run.outcome().as_str()));
             if std::ptr::eq(env, &local) {
                 // The floors, on the same tree the Stop just saw.
-                floors.status.push(repo.status_floor(1));
-                floors.add.push(repo.add_floor(1));
+                floors.status.push(repo.status_sample());
+                floors.add.push(repo.add_sample());
                 if eval {
                     let run =
                         local.spawn(&["eval", "--scorer", "local", "--json"], None, &repo.root);
@@ -455,8 +481,9 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
             "the loopback server saw {jev_hits} requests for {rounds} Stops"
         ));
     }
-    let status = median(floors.status.clone());
-    let stop_ratio = stop_local.paired_ratio(&floors.status);
+    let status = median(floors.status.iter().map(|s| s.wall).collect());
+    let stop_ratio = stop_local.paired_ratio(&floors.status, false);
+    let stop_cpu_ratio = stop_local.paired_ratio(&floors.status, true);
     let stop_median = stop_local.median();
 
     // Footprint of one prompt, then SessionEnd.
@@ -484,8 +511,10 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
         load_average(),
         generated.as_secs_f64()
     );
-    println!("| scenario | median | × git status | × git add -A |");
-    println!("|---|---:|---:|---:|");
+    println!(
+        "| scenario | wall, median | × git status | × git add -A | CPU, median | CPU × git status |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
     let rows = [
         (
             "floor: `git status --porcelain`",
@@ -510,10 +539,12 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     }
     if first_ok {
         println!(
-            "| first UserPromptSubmit in an empty store (writes every tree once; one run) | {} | {:.2}× | {:.2}× |",
-            ms(first.elapsed),
-            ratio(first.elapsed, floors.status[0]),
-            ratio(first.elapsed, floors.add[0])
+            "| first UserPromptSubmit in an empty store (writes every tree once; one run) | {} | {:.2}× | {:.2}× | {} | {:.2}× |",
+            ms(first.sample.wall),
+            ratio(first.sample.wall, floors.status[0].wall),
+            ratio(first.sample.wall, floors.add[0].wall),
+            ms(first.sample.cpu),
+            ratio(first.sample.cpu, floors.status[0].cpu)
         );
     }
     println!();
@@ -542,6 +573,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
         files,
         stop_local: stop_median,
         stop_ratio,
+        stop_cpu_ratio,
         status,
         footprint_ok,
     }
@@ -553,29 +585,33 @@ fn startup(cwd: &Path, runs: usize) -> Option<Duration> {
     let env = HookEnv::new(&[]);
     let mut stop = Series::default();
     let mut end = Series::default();
-    let mut floor = Vec::new();
+    let mut floor = Series::default();
+    let mut spawn_true = Command::new("true");
+    spawn_true
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     for i in 0..runs + 5 {
         let s = env.hook(&event("Stop", "startup", "never-submitted", cwd));
         let e = env.hook(&event("SessionEnd", "startup", "", cwd));
-        let start = Instant::now();
-        Command::new("true")
-            .env_clear()
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .output()
-            .unwrap();
-        let t = start.elapsed();
+        let (out, sample) = timed(|| spawn_true.output().unwrap());
+        let t = Run {
+            sample,
+            ok: out.status.success(),
+            stdout: String::new(),
+            stderr: String::new(),
+        };
         // The first few runs warm the page cache.
         if i >= 5 {
             stop.record(i - 5, &s, s.outcome() == "no baseline");
             end.record(i - 5, &e, e.outcome() == "nothing stored");
-            floor.push(t);
+            floor.record(i - 5, &t, true);
         }
     }
     let wrote = env.data.exists();
-    let pct = |v: &[Duration], p: usize| {
-        let mut v = v.to_vec();
+    let pct = |v: Vec<Duration>, p: usize| {
+        let mut v = v;
         v.sort();
         v[(v.len() * p / 100).min(v.len() - 1)]
     };
@@ -590,29 +626,28 @@ fn startup(cwd: &Path, runs: usize) -> Option<Duration> {
         },
         load_average()
     );
-    println!("| process | median | p10 | p90 | × `true` |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| process | wall, median | p10 | p90 | × `true` | CPU, median |");
+    println!("|---|---:|---:|---:|---:|---:|");
     for (name, series) in [
         ("Stop for a prompt never submitted", &stop),
         ("SessionEnd with nothing stored", &end),
+        ("floor: `true` (spawn and wait)", &floor),
     ] {
-        match (series.median(), &series.failure) {
-            (Some(m), _) => println!(
-                "| {name} | {} | {} | {} | {:.2}× |",
+        match (series.median(), series.cpu_median(), &series.failure) {
+            (Some(m), Some(cpu), _) => println!(
+                "| {name} | {} | {} | {} | {:.2}× | {} |",
                 us(m),
-                us(pct(&series.times, 10)),
-                us(pct(&series.times, 90)),
-                series.paired_ratio(&floor).unwrap_or(f64::NAN)
+                us(pct(series.walls(), 10)),
+                us(pct(series.walls(), 90)),
+                series
+                    .paired_ratio(&floor.samples, false)
+                    .unwrap_or(f64::NAN),
+                us(cpu)
             ),
-            (None, why) => println!("| {name} | did not complete: {why:?} | – | – | – |"),
+            (_, _, why) => println!("| {name} | did not complete: {why:?} | – | – | – | – |"),
         }
     }
-    println!(
-        "| floor: `true` (spawn and wait) | {} | {} | {} | 1.00× |\n",
-        us(median(floor.clone())),
-        us(pct(&floor, 10)),
-        us(pct(&floor, 90))
-    );
+    println!();
     stop.median()
 }
 
@@ -678,9 +713,10 @@ fn main() {
         Some(r) => match (r.stop_local, r.stop_ratio) {
             (Some(stop), Some(x)) => {
                 println!(
-                    "| Stop hook (local scorer) on 100k files ≤ {STOP_TARGET_RATIO}× `git status` | {x:.2}× paired per round (medians {} vs {}) | {} |",
+                    "| Stop hook (local scorer) on 100k files ≤ {STOP_TARGET_RATIO}× `git status` | {x:.2}× by wall time, paired per round (medians {} vs {}); {:.2}× by CPU time | {} |",
                     ms(stop),
                     ms(r.status),
+                    r.stop_cpu_ratio.unwrap_or(f64::NAN),
                     met(x <= STOP_TARGET_RATIO)
                 );
             }

@@ -201,57 +201,95 @@ impl GenRepo {
         let _ = std::fs::remove_file(self.root.join(TURN_NEW_FILE));
     }
 
-    /// Median time of `git status --porcelain` over `rounds` runs, read-only like the hook:
-    /// `GIT_OPTIONAL_LOCKS=0` keeps it from rewriting the index to refresh stat data, which
-    /// would add an index write (tens of ms at 100k files) to the floor.
-    pub fn status_floor(&self, rounds: usize) -> Duration {
-        median_of(rounds, || {
-            let start = Instant::now();
-            let out = self
-                .git_cmd()
-                .env("GIT_OPTIONAL_LOCKS", "0")
-                .args(["status", "--porcelain"])
-                .output()
-                .unwrap();
-            let t = start.elapsed();
-            assert!(out.status.success());
-            t
-        })
+    /// One run of `git status --porcelain`, read-only like the hook: `GIT_OPTIONAL_LOCKS=0`
+    /// keeps it from rewriting the index to refresh stat data, which would add an index write
+    /// (tens of ms at 100k files) to the floor.
+    pub fn status_sample(&self) -> Sample {
+        let mut cmd = self.git_cmd();
+        cmd.env("GIT_OPTIONAL_LOCKS", "0")
+            .args(["status", "--porcelain"]);
+        let (out, sample) = timed(|| cmd.output().unwrap());
+        assert!(out.status.success());
+        sample
     }
 
-    /// Median time of `git add -A` into a copy of the index, writing objects into a fresh temp
+    /// One run of `git add -A` into a copy of the index, writing objects into a fresh temp
     /// directory (`GIT_OBJECT_DIRECTORY`), as the snapshot engine writes. No alternate: git
     /// freshens (touches the mtime of) any object it is asked to write that it finds in an
     /// alternate, so pointing the write at the real store as an alternate would touch it. The
     /// copy and the temp dir are made outside the timing.
-    pub fn add_floor(&self, rounds: usize) -> Duration {
-        let real_index = self.root.join(".git/index");
-        median_of(rounds, || {
-            let scratch = tempfile::Builder::new()
-                .prefix("jev-bench-add")
-                .tempdir()
-                .unwrap();
-            let index = scratch.path().join("index");
-            let objects = scratch.path().join("objects");
-            std::fs::copy(&real_index, &index).unwrap();
-            std::fs::create_dir(&objects).unwrap();
-            let start = Instant::now();
-            let out = self
-                .git_cmd()
-                .env("GIT_INDEX_FILE", &index)
-                .env("GIT_OBJECT_DIRECTORY", &objects)
-                .args(["-c", "gc.auto=0", "add", "-A"])
-                .output()
-                .unwrap();
-            let t = start.elapsed();
-            assert!(
-                out.status.success(),
-                "git add -A: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            t
-        })
+    pub fn add_sample(&self) -> Sample {
+        let scratch = tempfile::Builder::new()
+            .prefix("jev-bench-add")
+            .tempdir()
+            .unwrap();
+        let index = scratch.path().join("index");
+        let objects = scratch.path().join("objects");
+        std::fs::copy(self.root.join(".git/index"), &index).unwrap();
+        std::fs::create_dir(&objects).unwrap();
+        let mut cmd = self.git_cmd();
+        cmd.env("GIT_INDEX_FILE", &index)
+            .env("GIT_OBJECT_DIRECTORY", &objects)
+            .args(["-c", "gc.auto=0", "add", "-A"]);
+        let (out, sample) = timed(|| cmd.output().unwrap());
+        assert!(
+            out.status.success(),
+            "git add -A: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        sample
     }
+
+    /// Median wall time of [`GenRepo::status_sample`] over `rounds` runs.
+    pub fn status_floor(&self, rounds: usize) -> Duration {
+        median_of(rounds, || self.status_sample().wall)
+    }
+
+    /// Median wall time of [`GenRepo::add_sample`] over `rounds` runs.
+    pub fn add_floor(&self, rounds: usize) -> Duration {
+        median_of(rounds, || self.add_sample().wall)
+    }
+}
+
+/// What one run of a process cost.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sample {
+    /// Wall time from spawn to exit.
+    pub wall: Duration,
+    /// User + system CPU time of the process and every descendant it waited for; far less
+    /// sensitive than wall time to other work on a shared machine.
+    pub cpu: Duration,
+}
+
+/// User + system CPU time of every child of this process that has been waited for (and of
+/// their waited-for descendants).
+pub fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes one `rusage` into the pointer it is given and has no other
+    // preconditions.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Runs `f`, which spawns and waits for one child, and measures its wall and CPU time. The
+/// benches wait for their children one at a time, so the difference in [`children_cpu`] is
+/// that child's.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Sample) {
+    let cpu = children_cpu();
+    let start = Instant::now();
+    let out = f();
+    let wall = start.elapsed();
+    (
+        out,
+        Sample {
+            wall,
+            cpu: children_cpu().saturating_sub(cpu),
+        },
+    )
 }
 
 /// Index `base + i * p` modulo `n` for a prime stride `p`, so consecutive `i` land in
