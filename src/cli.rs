@@ -1,8 +1,11 @@
 //! The command line: one command enum for the hook and the user subcommands.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::hook::event::EventName;
+use crate::scorer::ScorerKind;
 
 /// Scores one agent turn's code change on 8 risk axes and asks the agent once to look again.
 #[derive(Debug, Parser)]
@@ -23,8 +26,141 @@ pub enum Command {
     /// Play one real turn in a throwaway repository with the built-in scorer and show what
     /// the agent would receive. Uses no key and no network.
     Demo,
+    /// Score a change now: the working tree against HEAD, a revision range, or a patch.
+    ///
+    /// Runs the hook's own selection, redaction, payload and scorer on the change and prints
+    /// the scores. Nothing is written to the repository. Exit codes: 0 done, 1 an axis
+    /// reached `--fail-on`, 2 usage error or failure.
+    Eval(EvalArgs),
+    /// Show the hook's recent decisions in this repository and why it did or did not fire.
+    Status(StatusArgs),
+    /// Check git, the repository, both configs, the scorer and key, host CLIs and the data dir.
+    ///
+    /// Exit code 1 when something is broken.
+    Doctor,
+    /// Register the hooks in Claude Code's (or Codex CLI's) settings, for use without the
+    /// plugin marketplace.
+    Install(InstallArgs),
+    /// Remove exactly the hooks `install` added.
+    Uninstall(InstallArgs),
+    /// Write a starter `.jev-preflight.json` at the repository's top level and explain each key.
+    Init {
+        /// Replace an existing `.jev-preflight.json`.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions {
+        /// The shell: bash, elvish, fish, powershell or zsh.
+        shell: String,
+    },
+    /// Print the man page (roff) on stdout.
+    Man,
     /// Print the version.
     Version,
+}
+
+/// `eval` arguments.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// What to score: `A..B` (tree of A against tree of B), `A...B` (merge base of A and B
+    /// against B), or one revision R (the working tree against R, like `git diff R`). An
+    /// empty side means HEAD. Default: the working tree against HEAD.
+    #[arg(value_name = "RANGE", conflicts_with = "patch")]
+    pub range: Option<String>,
+    /// Score a unified diff from FILE, or from stdin with `-`; no repository needed.
+    #[arg(long, value_name = "FILE")]
+    pub patch: Option<PathBuf>,
+    /// The scorer to use instead of the configured one.
+    #[arg(long, value_name = "NAME")]
+    pub scorer: Option<ScorerArg>,
+    /// Print one JSON object (same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: Format,
+    /// Build the exact payload and print it; send nothing, score nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Exit with code 1 when any axis scores at or above THRESHOLD (0 to 1).
+    #[arg(long, value_name = "THRESHOLD", value_parser = parse_probability)]
+    pub fail_on: Option<f64>,
+}
+
+/// `status` arguments.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// How many decisions to show.
+    #[arg(long, short = 'n', default_value_t = crate::status::DEFAULT_LIMIT)]
+    pub limit: usize,
+    /// Show decisions from every repository, not only this one.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the decisions as a JSON array (newest first).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `install` and `uninstall` arguments.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// This project's settings (`.claude/settings.json` at the repository's top level, or the
+    /// current directory outside a repository). The default.
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Your user settings (`~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR`; with
+    /// `--codex`, `~/.codex/hooks.json` or `$CODEX_HOME`).
+    #[arg(long)]
+    pub user: bool,
+    /// Codex CLI's `.codex/hooks.json` instead of Claude Code's settings.
+    #[arg(long)]
+    pub codex: bool,
+}
+
+/// Output formats of `eval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A readable table.
+    Text,
+    /// One JSON object.
+    Json,
+    /// A pull-request comment.
+    Markdown,
+}
+
+/// Scorer names accepted by `--scorer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScorerArg {
+    /// `jev` when a TypeSafe key is set, else `local`.
+    Auto,
+    /// The TypeSafe Jev API (needs a key).
+    Jev,
+    /// An OpenAI-compatible chat endpoint.
+    Openai,
+    /// A user-configured command.
+    Command,
+    /// The built-in offline scorer.
+    Local,
+}
+
+impl From<ScorerArg> for ScorerKind {
+    fn from(s: ScorerArg) -> ScorerKind {
+        match s {
+            ScorerArg::Auto => ScorerKind::Auto,
+            ScorerArg::Jev => ScorerKind::Jev,
+            ScorerArg::Openai => ScorerKind::OpenAi,
+            ScorerArg::Command => ScorerKind::Command,
+            ScorerArg::Local => ScorerKind::Local,
+        }
+    }
+}
+
+fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}` is not a number from 0 to 1")),
+    }
 }
 
 /// The hook events accepted as an argument.

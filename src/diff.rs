@@ -88,6 +88,25 @@ pub fn diff(
     Ok(changes)
 }
 
+/// Diffs two trees of the repository's own object store (a revision range), in path order.
+/// Read-only: the hardened runner with the repository's real index and objects untouched,
+/// the same fixed options as a turn diff.
+pub fn diff_trees(
+    git: &Git,
+    repo: &Repo,
+    base_tree: &str,
+    head_tree: &str,
+) -> Result<Vec<Change>, GitError> {
+    if base_tree == head_tree {
+        return Ok(Vec::new());
+    }
+    let mut cmd = git.command(&repo.top);
+    cmd.args(DIFF_ARGS).args([base_tree, head_tree, "--"]);
+    let mut changes = parse::parse(&git.run(cmd, None)?)?;
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
 /// Adds the files that were too large to snapshot, as metadata-only changes.
 fn merge_oversized(
     repo: &Repo,

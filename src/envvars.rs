@@ -64,6 +64,10 @@ pub const PROXY_VARS: &[&str] = &[
 ];
 /// Searched by the operating system to find `git` (and a command scorer's program).
 pub const PATH: &str = "PATH";
+/// Claude Code's user config directory (default `~/.claude`), for `install --user`.
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// Codex CLI's home directory (default `~/.codex`), for `install --user --codex`.
+pub const CODEX_HOME: &str = "CODEX_HOME";
 
 /// Every fixed name above, for `doctor` and the documentation table.
 pub const ALL: &[&str] = &[
@@ -91,4 +95,6 @@ pub const ALL: &[&str] = &[
     OPENAI_API_KEY_DEFAULT,
     COMMAND,
     PATH,
+    CLAUDE_CONFIG_DIR,
+    CODEX_HOME,
 ];

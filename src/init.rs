@@ -17,7 +17,7 @@ use crate::payload::DEFAULT_MAX_DIFF_BYTES;
 use crate::snapshot::DEFAULT_UNTRACKED_CAP;
 
 /// The repository config file, at the repository's top level.
-pub const CONFIG_FILE: &str = ".jev-preflight.json";
+pub const CONFIG_FILE: &str = crate::config::REPO_CONFIG_FILE;
 /// Where editors fetch the schema from (the file below, on the main branch).
 pub const SCHEMA_URL: &str =
     "https://raw.githubusercontent.com/typesafe-ai/jev-preflight/main/src/config.schema.json";

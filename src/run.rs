@@ -2,21 +2,67 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
 use crate::config::HostEnv;
+use crate::envvars as ev;
 use crate::hook::{self, engine::Stages, event::EventName};
 
-/// Why a user command failed.
+/// Why a user command failed, or finished with a verdict that is not success.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
     Usage(clap::Error),
     #[error(transparent)]
     Demo(#[from] crate::demo::DemoError),
+    #[error(transparent)]
+    Eval(#[from] crate::eval::EvalError),
+    #[error(transparent)]
+    Status(#[from] crate::status::StatusError),
+    #[error(transparent)]
+    Install(#[from] crate::install::InstallError),
+    #[error(transparent)]
+    Init(#[from] crate::init::InitError),
+    #[error(transparent)]
+    Docs(#[from] crate::docs::DocsError),
+    #[error("`{}` is not inside a git repository", .0.display())]
+    NotARepo(PathBuf),
+    #[error("cannot tell where this program is: {0}")]
+    CurrentExe(std::io::Error),
+    #[error("cannot read the current directory: {0}")]
+    Cwd(std::io::Error),
+    #[error("could not write the output: {0}")]
+    Write(std::io::Error),
+    /// `eval --fail-on`: an axis reached the limit (exit 1, not an error).
+    #[error("{0}")]
+    FailOn(String),
+    /// `doctor` found problems (exit 1; the report says which).
+    #[error("{0} problem(s) found")]
+    Unhealthy(usize),
+}
+
+impl RunError {
+    /// The next step, printed on a `hint:` line.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            RunError::Eval(e) => e.hint(),
+            RunError::Status(e) => e.hint(),
+            RunError::Install(e) => e.hint(),
+            RunError::Init(e) => e.hint(),
+            RunError::Docs(e) => e.hint(),
+            RunError::NotARepo(_) => {
+                Some("run it inside a git repository (`git init` creates one)".into())
+            }
+            RunError::CurrentExe(_) => {
+                Some("run the installed `jev-preflight` binary by its full path".into())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// What this invocation is.
@@ -56,6 +102,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), RunError> {
             run_hook(event.map(Into::into));
             Ok(())
         }
+        Invocation::User(command) => run_user(command),
         Invocation::Clap(e) => {
             let _ = e.print();
             if e.use_stderr() {
@@ -95,6 +142,172 @@ fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
     }
 }
 
+fn cwd() -> Result<PathBuf, RunError> {
+    std::env::current_dir().map_err(RunError::Cwd)
+}
+
+fn print(text: &str) -> Result<(), RunError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not our failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(RunError::Write),
+    }
+}
+
+/// The user subcommands.
+fn run_user(command: Command) -> Result<(), RunError> {
+    let env = HostEnv::from_process();
+    match command {
+        Command::Eval(args) => eval(&env, args),
+        Command::Status(args) => status(&env, args),
+        Command::Doctor => {
+            let checks = crate::doctor::run(&env, &cwd()?);
+            print(&crate::doctor::render(&checks))?;
+            match checks
+                .iter()
+                .filter(|c| c.level == crate::doctor::Level::Fail)
+                .count()
+            {
+                0 => Ok(()),
+                n => Err(RunError::Unhealthy(n)),
+            }
+        }
+        Command::Install(args) => install(&env, args, true),
+        Command::Uninstall(args) => install(&env, args, false),
+        Command::Init { force } => {
+            let top =
+                repo_top(&cwd()?)?.ok_or_else(|| RunError::NotARepo(cwd().unwrap_or_default()))?;
+            let outcome = crate::init::init(&top, force)?;
+            let verb = if outcome.replaced {
+                "replaced"
+            } else {
+                "wrote"
+            };
+            print(&format!(
+                "{verb} `{}`\n\n{}",
+                outcome.path.display(),
+                crate::init::explanation()
+            ))
+        }
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            crate::docs::completions(&mut Cli::command(), &shell, &mut out)?;
+            print(&String::from_utf8_lossy(&out))
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            crate::docs::man_page(&Cli::command(), &mut out)?;
+            print(&String::from_utf8_lossy(&out))
+        }
+        Command::Demo | Command::Version | Command::Hook { .. } => Ok(()),
+    }
+}
+
+/// The repository top level containing `dir`, if any.
+fn repo_top(dir: &Path) -> Result<Option<PathBuf>, RunError> {
+    match crate::git::discover(&crate::git::Git::default(), dir) {
+        Ok(crate::git::Discovery::Found(repo)) => Ok(Some(repo.top)),
+        Ok(_) => Ok(None),
+        Err(e) => Err(RunError::Eval(e.into())),
+    }
+}
+
+fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
+    let request = crate::eval::Request {
+        source: crate::eval::Source::from_args(args.range.as_deref(), args.patch.as_deref()),
+        scorer: args.scorer.map(Into::into),
+        dry_run: args.dry_run,
+        fail_on: args.fail_on,
+    };
+    let format = if args.json { Format::Json } else { args.format };
+    let report = crate::eval::run(env, &cwd()?, &request, &mut std::io::stdin().lock())?;
+    let text = match format {
+        Format::Json => format!("{:#}\n", crate::eval::render::json(&report)),
+        Format::Markdown => crate::eval::render::markdown(&report),
+        Format::Text => match &report.result {
+            // The exact payload on stdout, the summary on stderr: `> payload.json` keeps it.
+            crate::eval::EvalResult::Payload {
+                payload,
+                scored: None,
+            } => {
+                let _ = write!(std::io::stderr(), "{}", crate::eval::render::table(&report));
+                format!("{}\n", payload.json)
+            }
+            _ => crate::eval::render::table(&report),
+        },
+    };
+    print(&text)?;
+    let failing = report.failing();
+    if failing.is_empty() {
+        return Ok(());
+    }
+    let axes: Vec<String> = failing
+        .iter()
+        .map(|&(i, v)| format!("{} {v:.2}", crate::axes::AXIS_IDS[i]))
+        .collect();
+    Err(RunError::FailOn(format!(
+        "jev-preflight: --fail-on {}: {}",
+        request.fail_on.unwrap_or_default(),
+        axes.join(", ")
+    )))
+}
+
+fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
+    let data = env
+        .data_dir()
+        .ok_or(crate::status::StatusError::NoDataDir)?;
+    let top = if args.all { None } else { repo_top(&cwd()?)? };
+    let scope = match &top {
+        Some(top) => format!("in {}", top.display()),
+        None => "in any repository".to_owned(),
+    };
+    let entries = crate::status::decisions(&data, top.as_deref(), args.limit)?;
+    if args.json {
+        return print(&format!("{:#}\n", serde_json::Value::Array(entries)));
+    }
+    print(&crate::status::render(&entries, &scope, env.now))
+}
+
+fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> {
+    use crate::install::{self, Host, Scope};
+    let host = if args.codex {
+        Host::Codex
+    } else {
+        Host::ClaudeCode
+    };
+    let scope = if args.user {
+        let home = env
+            .get(ev::HOME)
+            .map(PathBuf::from)
+            .ok_or_else(|| RunError::Status(crate::status::StatusError::NoDataDir))?;
+        let dir_var = if args.codex {
+            ev::CODEX_HOME
+        } else {
+            ev::CLAUDE_CONFIG_DIR
+        };
+        Scope::User {
+            home,
+            config_dir: env.get(dir_var).map(PathBuf::from),
+        }
+    } else {
+        let here = cwd()?;
+        Scope::Project {
+            root: repo_top(&here)?.unwrap_or(here),
+        }
+    };
+    let settings = install::settings_path(host, &scope);
+    let program = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(RunError::CurrentExe)?;
+    let outcome = if add {
+        install::install(host, &settings, &program)?
+    } else {
+        install::uninstall(host, &settings, &program)?
+    };
+    print(&format!("{outcome}\n"))
+}
+
 /// The hook process: read stdin (bounded), handle, print, exit 0 whatever happens.
 fn run_hook(argv_event: Option<EventName>) {
     hook::install_panic_hook();
@@ -124,16 +337,43 @@ fn run_hook(argv_event: Option<EventName>) {
     }
 }
 
-/// The one place exit codes are decided. The hook never gets here with an error.
-pub fn exit_code(result: &Result<(), RunError>) -> ExitCode {
+/// Exit codes of the user commands (the hook always exits 0).
+pub mod codes {
+    /// Done; for `eval --fail-on`, no axis reached the limit.
+    pub const OK: u8 = 0;
+    /// A verdict, not an error: `eval --fail-on` reached, `doctor` found a problem.
+    pub const VERDICT: u8 = 1;
+    /// A usage error, or the command could not do its work.
+    pub const ERROR: u8 = 2;
+}
+
+/// The exit code of a result.
+pub fn code_of(result: &Result<(), RunError>) -> u8 {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(RunError::Usage(_)) => ExitCode::from(2),
+        Ok(()) => codes::OK,
+        Err(RunError::FailOn(_) | RunError::Unhealthy(_)) => codes::VERDICT,
+        Err(_) => codes::ERROR,
+    }
+}
+
+/// The one place exit codes are decided, and errors printed. The hook never gets here with
+/// an error.
+pub fn exit_code(result: &Result<(), RunError>) -> ExitCode {
+    let mut err = std::io::stderr().lock();
+    match result {
+        // clap printed usage errors itself; doctor's report says what is wrong.
+        Ok(()) | Err(RunError::Usage(_) | RunError::Unhealthy(_)) => {}
+        Err(RunError::FailOn(line)) => {
+            let _ = writeln!(err, "{line}");
+        }
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "error: {e}");
-            ExitCode::FAILURE
+            let _ = writeln!(err, "error: {e}");
+            if let Some(hint) = e.hint() {
+                let _ = writeln!(err, "hint: {hint}");
+            }
         }
     }
+    ExitCode::from(code_of(result))
 }
 
 #[cfg(test)]
@@ -177,5 +417,10 @@ mod tests {
     #[test]
     fn exit_codes() {
         assert_eq!(exit_code(&Ok(())), ExitCode::SUCCESS);
+        assert_eq!(code_of(&Err(RunError::FailOn("x".into()))), 1);
+        assert_eq!(code_of(&Err(RunError::Unhealthy(1))), 1);
+        assert_eq!(code_of(&Err(RunError::NotARepo("/x".into()))), 2);
+        let usage = Cli::try_parse_from(["jev-preflight", "eval", "--fail-on", "2"]).unwrap_err();
+        assert_eq!(code_of(&Err(RunError::Usage(usage))), 2);
     }
 }

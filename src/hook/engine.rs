@@ -7,10 +7,9 @@ use std::path::Path;
 use crate::axes::{self, AXIS_COUNT, Axis, Selected, Thresholds};
 use crate::diff::{self, Change};
 use crate::git::{self, Discovery, Git, GitError, Repo};
-use crate::payload::{self, Outcome, SizePolicy};
-use crate::redact::Redactor;
+use crate::payload::{Outcome, SizePolicy};
 use crate::scorer::{self, ScoreError, Scorer, ScorerSettings};
-use crate::select::{self, SelectError, Selection, Selector};
+use crate::select::{SelectError, Selection};
 use crate::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 
 /// Points between steps where a test may simulate a crash.
@@ -104,20 +103,11 @@ impl Engine for Stages {
         changes: Vec<Change>,
         excludes: &[String],
     ) -> Result<Result<Selection, SelectError>, GitError> {
-        let selector = match Selector::new(excludes) {
-            Ok(s) => s,
-            Err(e) => return Ok(Err(e)),
-        };
-        let paths: Vec<Vec<u8>> = changes
-            .iter()
-            .flat_map(|c| std::iter::once(c.path.clone()).chain(c.old_path.clone()))
-            .collect();
-        let attributes = select::read_attributes(git, repo, &paths)?;
-        Ok(Ok(select::select(changes, &selector, &attributes)))
+        crate::pipeline::select_changes(git, Some(repo), changes, excludes)
     }
 
     fn payload(&self, kept: &[Change], policy: &SizePolicy) -> Outcome {
-        payload::build(kept, &Redactor::new(), policy)
+        crate::pipeline::build_payload(kept, policy)
     }
 
     fn scorer(
@@ -132,6 +122,6 @@ impl Engine for Stages {
     }
 
     fn select_axes(&self, scores: &[f64; AXIS_COUNT], thresholds: &Thresholds) -> Vec<Selected> {
-        axes::select(scores, thresholds)
+        crate::pipeline::select_axes(scores, thresholds)
     }
 }

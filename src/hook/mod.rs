@@ -239,6 +239,10 @@ fn log(
     if let Some(class) = class {
         entry["class"] = json!(class);
     }
+    // `status` matches entries to the repository it is run in by this directory.
+    if let Some(cwd) = &event.cwd {
+        entry["cwd"] = json!(cwd);
+    }
     if let Some(serde_json::Value::Object(extra)) = extra {
         for (k, v) in extra {
             entry[k] = v;

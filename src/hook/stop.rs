@@ -159,6 +159,7 @@ fn evaluate(
         "payload_bytes": payload.json.len(),
         "redactions": payload.redactions.total(),
         "hash": payload.hash[..16].to_owned(),
+        "mode": frozen.mode,
     });
     if selected.is_empty() {
         return Ok(Reply {

@@ -2,6 +2,8 @@
 
 mod axes;
 mod bench_support;
+mod cli;
+mod codex;
 mod hook_concurrency;
 mod hook_e2e;
 mod hook_faults;

@@ -1,0 +1,458 @@
+//! `jev-preflight doctor`: checks what the hook depends on — git, the repository, both
+//! configuration files, the scorer that would run and why, the key (present or not, never
+//! shown), the host CLIs, the data dir and stale state — and says how to fix each problem.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use crate::config::{self, ConfigError, HostEnv};
+use crate::envvars as ev;
+use crate::git::{self, Discovery, Git};
+use crate::scorer::{self, ScorerKind};
+use crate::store::{MARKER, STALE_PROMPT_AGE};
+use crate::subprocess::{self, Limits};
+
+/// Oldest git the snapshot engine supports (`rev-parse --path-format=absolute`).
+pub const MIN_GIT: (u32, u32) = (2, 31);
+/// Deadline for asking a host CLI its version.
+pub const HOST_DEADLINE: Duration = Duration::from_secs(5);
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Ok,
+    Note,
+    Fail,
+}
+
+/// One check.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub name: &'static str,
+    pub level: Level,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+fn check(name: &'static str, level: Level, detail: impl Into<String>) -> Check {
+    Check {
+        name,
+        level,
+        detail: detail.into(),
+        fix: None,
+    }
+}
+
+impl Check {
+    fn fix(mut self, fix: impl Into<String>) -> Check {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+/// Parses `git version 2.47.3` (and vendor suffixes) into (major, minor).
+pub fn parse_git_version(text: &str) -> Option<(u32, u32)> {
+    let v = text.trim().strip_prefix("git version ")?;
+    let mut parts = v.split(|c: char| !c.is_ascii_digit());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// Runs every check from `cwd`.
+pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
+    let git = Git::default().with_deadline(Duration::from_secs(10));
+    let mut checks = Vec::new();
+
+    // git
+    match git.run_args(cwd, ["--version"]) {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out).trim().to_owned();
+            match parse_git_version(&text) {
+                Some(v) if v >= MIN_GIT => checks.push(check("git", Level::Ok, text)),
+                _ => checks.push(
+                    check(
+                        "git",
+                        Level::Fail,
+                        format!("{text} is older than {}.{}", MIN_GIT.0, MIN_GIT.1),
+                    )
+                    .fix("install git 2.31 or newer"),
+                ),
+            }
+        }
+        Err(e) => checks.push(
+            check("git", Level::Fail, format!("cannot run git: {e}"))
+                .fix("install git and make sure it is on PATH"),
+        ),
+    }
+
+    // repository
+    let repo = match git::discover(&git, cwd) {
+        Ok(Discovery::Found(repo)) => {
+            let head = git
+                .run_args(&repo.top, ["rev-parse", "--verify", "--quiet", "HEAD"])
+                .is_ok();
+            let detail = format!(
+                "{} ({:?}{})",
+                repo.top.display(),
+                repo.format,
+                if head { "" } else { ", no commits yet" }
+            )
+            .replace("Sha1", "sha1")
+            .replace("Sha256", "sha256");
+            checks.push(check("repository", Level::Ok, detail));
+            Some(repo)
+        }
+        Ok(Discovery::NotARepo) => {
+            checks.push(
+                check(
+                    "repository",
+                    Level::Note,
+                    format!(
+                        "`{}` is not inside a git repository; the hook does nothing here",
+                        cwd.display()
+                    ),
+                )
+                .fix("run `jev-preflight doctor` inside the repository you want checked"),
+            );
+            None
+        }
+        Ok(Discovery::Bare) => {
+            checks.push(check(
+                "repository",
+                Level::Note,
+                "a bare repository: the hook does nothing here",
+            ));
+            None
+        }
+        Err(e) => {
+            checks.push(
+                check(
+                    "repository",
+                    Level::Fail,
+                    format!("git could not read the repository: {e}"),
+                )
+                .fix("check the repository with `git status`"),
+            );
+            None
+        }
+    };
+
+    // repository config
+    if let Some(repo) = &repo {
+        let path = repo.top.join(config::REPO_CONFIG_FILE);
+        match config::read_repo_config(&repo.top) {
+            Ok((_, None)) => checks.push(
+                check(
+                    "repo config",
+                    Level::Ok,
+                    format!("no `{}`; defaults apply", config::REPO_CONFIG_FILE),
+                )
+                .fix("`jev-preflight init` writes a starter file"),
+            ),
+            Ok((_, Some(_))) => checks.push(check(
+                "repo config",
+                Level::Ok,
+                format!("`{}` is valid", path.display()),
+            )),
+            Err(e) => checks.push(config_failure("repo config", &e, &path)),
+        }
+    }
+
+    // user config and scorer
+    let user_path = env.user_config_path();
+    let user = match config::user_settings(env) {
+        Ok(user) => {
+            let detail = match &user_path {
+                Some(p) if p.exists() => format!("`{}` is valid", p.display()),
+                Some(p) => format!("no `{}`; environment and defaults apply", p.display()),
+                None => "no user config path (HOME is not set)".into(),
+            };
+            checks.push(check("user config", Level::Ok, detail));
+            Some(user)
+        }
+        Err(e) => {
+            let path = user_path.clone().unwrap_or_default();
+            checks.push(config_failure("user config", &e, &path));
+            None
+        }
+    };
+
+    let key_source = [ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY]
+        .into_iter()
+        .find(|name| env.get(name).is_some());
+    checks.push(match key_source {
+        Some(name) => check(
+            "TypeSafe key",
+            Level::Ok,
+            format!("set (from `{name}`; never shown)"),
+        ),
+        None => check(
+            "TypeSafe key",
+            Level::Note,
+            "not set; the built-in `local` scorer runs offline",
+        )
+        .fix(
+            "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option) to use the Jev API",
+        ),
+    });
+
+    if let Some(user) = &user {
+        let settings = &user.scorer;
+        let chosen_by = [ev::PLUGIN_SCORER, ev::SCORER]
+            .into_iter()
+            .find(|name| env.get(name).is_some())
+            .map(|n| format!("`{n}`"))
+            .unwrap_or_else(|| match settings.kind {
+                ScorerKind::Auto => "the default `auto`".into(),
+                _ => "the user config file".into(),
+            });
+        let resolved = settings.kind.resolve(settings);
+        let why = match (settings.kind, resolved) {
+            (ScorerKind::Auto, ScorerKind::Jev) => "auto → jev: a TypeSafe key is set".to_owned(),
+            (ScorerKind::Auto, _) => {
+                "auto → local: no TypeSafe key is set; nothing leaves the machine".to_owned()
+            }
+            (_, kind) => format!("{} chosen by {chosen_by}", crate::eval::kind_name(kind)),
+        };
+        match scorer::build(settings) {
+            Ok(s) => {
+                let dest = match resolved {
+                    ScorerKind::Jev => format!(", sends to {}", settings.jev_url.as_deref().unwrap_or(scorer::jev::DEFAULT_URL)),
+                    ScorerKind::OpenAi => format!(", sends to {}", settings.openai_base_url.as_deref().unwrap_or("?")),
+                    ScorerKind::Command => format!(", runs `{}`", settings.command.as_ref().and_then(|c| c.first()).map(String::as_str).unwrap_or("?")),
+                    _ => String::new(),
+                };
+                checks.push(check("scorer", Level::Ok, format!("{} ({why}{dest})", s.name())));
+            }
+            Err(e) => checks.push(
+                check("scorer", Level::Fail, format!("{why}, but it cannot be built: {e}"))
+                    .fix(match e {
+                        scorer::ScoreError::MissingKey => "set the scorer's key, or set `JEV_PREFLIGHT_SCORER=local`".to_owned(),
+                        _ => "fix the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables".to_owned(),
+                    }),
+            ),
+        }
+    }
+
+    // host CLIs
+    for (name, program, label) in [
+        ("claude", "claude", "Claude Code"),
+        ("codex", "codex", "Codex CLI"),
+    ] {
+        checks.push(match host_version(program) {
+            Some(v) => check(
+                if name == "claude" {
+                    "Claude Code"
+                } else {
+                    "Codex CLI"
+                },
+                Level::Ok,
+                v,
+            ),
+            None => check(
+                if name == "claude" {
+                    "Claude Code"
+                } else {
+                    "Codex CLI"
+                },
+                Level::Note,
+                format!(
+                    "`{program}` not found on PATH (fine if you use another host than {label})"
+                ),
+            ),
+        });
+    }
+
+    // data dir
+    match env.data_dir() {
+        None => checks.push(
+            check(
+                "data dir",
+                Level::Fail,
+                "no data dir: neither `CLAUDE_PLUGIN_DATA`, `XDG_STATE_HOME` nor `HOME` is set",
+            )
+            .fix("set `HOME`"),
+        ),
+        Some(dir) => checks.extend(data_dir_checks(&dir, env.now)),
+    }
+    checks
+}
+
+fn config_failure(name: &'static str, e: &ConfigError, path: &Path) -> Check {
+    let fix = match e {
+        ConfigError::Invalid { location, .. } => format!(
+            "edit `{}` at {location}; `jev-preflight init --force` writes a valid starter (repository file)",
+            path.display()
+        ),
+        ConfigError::Io { .. } => format!("make `{}` a readable regular file", path.display()),
+    };
+    check(name, Level::Fail, e.to_string()).fix(fix)
+}
+
+/// `<program> --version` with a short deadline; `None` when it is not there or fails.
+fn host_version(program: &str) -> Option<String> {
+    let mut cmd = Command::new(program);
+    cmd.arg("--version");
+    let out = subprocess::run(cmd, None, Limits::new(HOST_DEADLINE, 4096)).ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (!text.is_empty()).then(|| text.lines().next().unwrap_or_default().to_owned())
+}
+
+/// Size in bytes and file count under `dir`, never following symlinks.
+fn tree_size(dir: &Path) -> (u64, u64) {
+    let mut bytes = 0;
+    let mut files = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            if meta.is_dir() {
+                stack.push(e.path());
+            } else {
+                bytes += meta.len();
+                files += 1;
+            }
+        }
+    }
+    (bytes, files)
+}
+
+fn human(bytes: u64) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{:.1} KiB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / 1_048_576.0),
+    }
+}
+
+fn data_dir_checks(dir: &Path, now: SystemTime) -> Vec<Check> {
+    let mut out = Vec::new();
+    match std::fs::symlink_metadata(dir) {
+        Err(_) => {
+            out.push(check(
+                "data dir",
+                Level::Ok,
+                format!(
+                    "{} (not created yet; the first prompt creates it)",
+                    dir.display()
+                ),
+            ));
+            return out;
+        }
+        Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
+            out.push(
+                check(
+                    "data dir",
+                    Level::Fail,
+                    format!(
+                        "{} is not a directory (or is a symbolic link)",
+                        dir.display()
+                    ),
+                )
+                .fix("move it away; jev-preflight creates its own private directory"),
+            );
+            return out;
+        }
+        Ok(_) => {}
+    }
+    let owned = std::fs::symlink_metadata(dir.join(MARKER)).is_ok();
+    let empty = std::fs::read_dir(dir)
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(false);
+    if !owned && !empty {
+        out.push(
+            check(
+                "data dir",
+                Level::Fail,
+                format!(
+                    "{} holds files jev-preflight did not create (no `{MARKER}`)",
+                    dir.display()
+                ),
+            )
+            .fix("point `CLAUDE_PLUGIN_DATA`/`XDG_STATE_HOME` elsewhere, or empty that directory"),
+        );
+        return out;
+    }
+    let (bytes, files) = tree_size(dir);
+    out.push(check(
+        "data dir",
+        Level::Ok,
+        format!("{} ({}, {files} files)", dir.display(), human(bytes)),
+    ));
+
+    // Prompt dirs older than the sweep age: sessions that never stopped.
+    let mut stale: Vec<PathBuf> = Vec::new();
+    if let Ok(sessions) = std::fs::read_dir(dir.join("sessions")) {
+        for s in sessions.flatten() {
+            if let Ok(prompts) = std::fs::read_dir(s.path().join("prompts")) {
+                for p in prompts.flatten() {
+                    let old = std::fs::symlink_metadata(p.path())
+                        .and_then(|m| m.modified())
+                        .map(|t| now.duration_since(t).unwrap_or_default() > STALE_PROMPT_AGE)
+                        .unwrap_or(false);
+                    if old && p.path().join("snap").exists() {
+                        stale.push(p.path());
+                    }
+                }
+            }
+        }
+    }
+    out.push(if stale.is_empty() {
+        check("stale state", Level::Ok, "none")
+    } else {
+        check("stale state", Level::Note, format!("{} prompt dir(s) with snapshot content older than {} h (sessions that never stopped)", stale.len(), STALE_PROMPT_AGE.as_secs() / 3600))
+            .fix(format!("the next prompt sweeps them; or remove `{}` when no session is running", dir.join("sessions").display()))
+    });
+    out
+}
+
+/// The readable report.
+pub fn render(checks: &[Check]) -> String {
+    let mut t = String::from("jev-preflight doctor\n");
+    for c in checks {
+        let mark = match c.level {
+            Level::Ok => "ok  ",
+            Level::Note => "note",
+            Level::Fail => "FAIL",
+        };
+        let _ = writeln!(t, "  {mark}  {:<13} {}", c.name, c.detail);
+        if let Some(fix) = &c.fix
+            && c.level != Level::Ok
+        {
+            let _ = writeln!(t, "        {:<13} fix: {fix}", "");
+        }
+    }
+    let failed = checks.iter().filter(|c| c.level == Level::Fail).count();
+    if failed == 0 {
+        let _ = writeln!(t, "\nno problems found");
+    } else {
+        let _ = writeln!(t, "\n{failed} problem(s) found");
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_versions() {
+        assert_eq!(parse_git_version("git version 2.47.3\n"), Some((2, 47)));
+        assert_eq!(
+            parse_git_version("git version 2.39.5 (Apple Git-154)"),
+            Some((2, 39))
+        );
+        assert_eq!(
+            parse_git_version("git version 2.45.1.windows.1"),
+            Some((2, 45))
+        );
+        assert_eq!(parse_git_version("nope"), None);
+        assert!((2, 30) < MIN_GIT && (2, 31) >= MIN_GIT && (3, 0) > MIN_GIT);
+    }
+}

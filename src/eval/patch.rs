@@ -1,0 +1,478 @@
+//! Reading a unified diff from a file or stdin (`eval --patch`) into the same [`Change`]s a
+//! turn diff produces, without a repository.
+//!
+//! Git patches (`git diff`, `git format-patch`, `git show`) are split at their `diff --git`
+//! lines and kept byte for byte; status, renames, copies and binary changes come from their
+//! extended headers. Plain `diff -u` output (`---`/`+++` pairs) is accepted too: its paths lose
+//! a common first directory the way `patch -p1` would, and each file gets a `diff --git`
+//! header, so the payload reads the same whichever tool wrote the patch.
+
+use crate::diff::{Change, Status};
+
+/// Why a patch could not be read as a diff.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    #[error("no file changes found: the input has no `diff --git` or `---`/`+++` lines")]
+    NotADiff,
+}
+
+/// Splits `bytes` into lines that keep their `\n`.
+fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' {
+            out.push(&bytes[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < bytes.len() {
+        out.push(&bytes[start..]);
+    }
+    out
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Undoes git's C-style quoting of a path (`"a\tb"`, octal escapes); unquoted paths pass.
+fn unquote(raw: &[u8]) -> Vec<u8> {
+    let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
+        return raw.to_vec();
+    };
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let b = inner[i];
+        if b != b'\\' || i + 1 == inner.len() {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let e = inner[i + 1];
+        i += 2;
+        out.push(match e {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'0'..=b'7' => {
+                let mut v = u32::from(e - b'0');
+                for _ in 0..2 {
+                    match inner.get(i) {
+                        Some(&d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(d - b'0');
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                v as u8
+            }
+            other => other,
+        });
+    }
+    out
+}
+
+/// The path of a `---`/`+++` line: quoted or up to a tab (plain diff puts a date there);
+/// `None` for `/dev/null`.
+fn marker_path(rest: &[u8]) -> Option<Vec<u8>> {
+    let rest = trim_eol(rest);
+    let path = if rest.starts_with(b"\"") {
+        let end = rest[1..]
+            .iter()
+            .enumerate()
+            .find(|&(i, &b)| b == b'"' && rest[i] != b'\\')
+            .map_or(rest.len(), |(i, _)| i + 2);
+        unquote(&rest[..end])
+    } else {
+        let end = rest.iter().position(|&b| b == b'\t').unwrap_or(rest.len());
+        rest[..end].to_vec()
+    };
+    (path != b"/dev/null").then_some(path)
+}
+
+fn strip_prefix(path: Vec<u8>, prefix: &[u8]) -> Vec<u8> {
+    match path.strip_prefix(prefix) {
+        Some(rest) if !rest.is_empty() => rest.to_vec(),
+        _ => path,
+    }
+}
+
+/// The two paths of `diff --git a/X b/Y` when neither `---`/`+++` nor rename lines name them.
+fn header_paths(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let rest = trim_eol(rest);
+    if rest.starts_with(b"\"") {
+        let close = (1..rest.len()).find(|&i| rest[i] == b'"' && rest[i - 1] != b'\\')?;
+        let a = unquote(&rest[..=close]);
+        let b = unquote(rest.get(close + 2..)?);
+        return Some((a, b));
+    }
+    // Unquoted: both halves are the same path when the file was not renamed.
+    if rest.len() % 2 == 1 {
+        let half = rest.len() / 2;
+        let (a, b) = (&rest[..half], &rest[half + 1..]);
+        if rest[half] == b' ' && a.get(2..) == b.get(2..) {
+            return Some((a.to_vec(), b.to_vec()));
+        }
+    }
+    let split = rest.windows(3).rposition(|w| w == b" b/")?;
+    Some((rest[..split].to_vec(), rest[split + 1..].to_vec()))
+}
+
+/// One file's section while it is read.
+#[derive(Default)]
+struct Section {
+    git: bool,
+    text: Vec<u8>,
+    old: Option<Vec<u8>>,
+    new: Option<Vec<u8>>,
+    header_old: Option<Vec<u8>>,
+    header_new: Option<Vec<u8>>,
+    rename_from: Option<Vec<u8>>,
+    rename_to: Option<Vec<u8>>,
+    copy: bool,
+    added: bool,
+    deleted: bool,
+    old_mode: Option<Vec<u8>>,
+    new_mode: Option<Vec<u8>>,
+    binary: bool,
+    /// `---`/`+++` seen: what follows is hunks.
+    in_hunks: bool,
+    /// `---` is the previous line (plain diffs, and git's header).
+    minus_seen: bool,
+}
+
+impl Section {
+    fn finish(self) -> Change {
+        let strip = |p: Option<Vec<u8>>, prefix: &[u8]| p.map(|p| strip_prefix(p, prefix));
+        let (old, new) = if self.git {
+            (
+                self.rename_from
+                    .clone()
+                    .or(strip(self.old.clone(), b"a/"))
+                    .or(strip(self.header_old.clone(), b"a/")),
+                self.rename_to
+                    .clone()
+                    .or(strip(self.new.clone(), b"b/"))
+                    .or(strip(self.header_new.clone(), b"b/")),
+            )
+        } else {
+            plain_paths(self.old.clone(), self.new.clone())
+        };
+        let added = self.added || (self.in_hunks && self.old.is_none());
+        let deleted = self.deleted || (self.in_hunks && self.new.is_none());
+        let type_changed = matches!((&self.old_mode, &self.new_mode),
+            (Some(a), Some(b)) if a.get(..2) != b.get(..2));
+        let status = if self.rename_to.is_some() && self.copy {
+            Status::Copied
+        } else if self.rename_to.is_some() {
+            Status::Renamed
+        } else if added {
+            Status::Added
+        } else if deleted {
+            Status::Deleted
+        } else if type_changed {
+            Status::TypeChanged
+        } else {
+            Status::Modified
+        };
+        let path = match status {
+            Status::Deleted => old.clone().or(new.clone()),
+            _ => new.clone().or(old.clone()),
+        }
+        .unwrap_or_default();
+        let old_path = match status {
+            Status::Renamed | Status::Copied => old,
+            _ => None,
+        };
+        let patch = if self.binary {
+            Vec::new()
+        } else if self.git {
+            self.text
+        } else {
+            plain_as_git(&self.text, &path, status)
+        };
+        Change {
+            path,
+            old_path,
+            status,
+            binary: self.binary,
+            patch,
+            oversized: None,
+        }
+    }
+}
+
+/// Paths of a plain diff: the common first directory (`a/`, `old/`) goes, as with `patch -p1`.
+fn plain_paths(old: Option<Vec<u8>>, new: Option<Vec<u8>>) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+    let tail = |p: &[u8]| {
+        p.iter()
+            .position(|&b| b == b'/')
+            .map(|i| p[i + 1..].to_vec())
+    };
+    match (&old, &new) {
+        (Some(o), Some(n)) => match (tail(o), tail(n)) {
+            (Some(a), Some(b)) if a == b && !a.is_empty() => (Some(a), Some(b)),
+            _ => (old, new),
+        },
+        (None, Some(n)) if n.starts_with(b"b/") => (None, Some(n[2..].to_vec())),
+        (Some(o), None) if o.starts_with(b"a/") => (Some(o[2..].to_vec()), None),
+        _ => (old, new),
+    }
+}
+
+/// A plain section rewritten with a `diff --git` header and `a/` `b/` marker lines.
+fn plain_as_git(text: &[u8], path: &[u8], status: Status) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 2 * path.len() + 32);
+    let push_path = |out: &mut Vec<u8>, prefix: &[u8]| {
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(path);
+    };
+    out.extend_from_slice(b"diff --git ");
+    push_path(&mut out, b"a/");
+    out.push(b' ');
+    push_path(&mut out, b"b/");
+    out.push(b'\n');
+    let mut markers_done = false;
+    for line in lines(text) {
+        if !markers_done && line.starts_with(b"--- ") {
+            if status == Status::Added {
+                out.extend_from_slice(b"--- /dev/null\n");
+            } else {
+                push_path(&mut out, b"--- a/");
+                out.push(b'\n');
+            }
+        } else if !markers_done && line.starts_with(b"+++ ") {
+            if status == Status::Deleted {
+                out.extend_from_slice(b"+++ /dev/null\n");
+            } else {
+                push_path(&mut out, b"+++ b/");
+                out.push(b'\n');
+            }
+            markers_done = true;
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// Parses a unified diff into changes, in path order. Text before the first file (a mail
+/// header, a commit message) is ignored.
+pub fn parse(bytes: &[u8]) -> Result<Vec<Change>, PatchError> {
+    let all = lines(bytes);
+    let mut changes = Vec::new();
+    let mut current: Option<Section> = None;
+    let mut i = 0;
+    while i < all.len() {
+        let line = all[i];
+        let next = all.get(i + 1).copied().unwrap_or_default();
+        if let Some(rest) = line.strip_prefix(b"diff --git ") {
+            if let Some(done) = current.take() {
+                changes.push(done.finish());
+            }
+            let (a, b) = header_paths(rest).unzip();
+            current = Some(Section {
+                git: true,
+                text: line.to_vec(),
+                header_old: a,
+                header_new: b,
+                ..Section::default()
+            });
+            i += 1;
+            continue;
+        }
+        let starts_plain = line.starts_with(b"--- ")
+            && next.starts_with(b"+++ ")
+            && all.get(i + 2).is_some_and(|l| l.starts_with(b"@@"))
+            && current.as_ref().is_none_or(|s| s.in_hunks || !s.git);
+        if starts_plain {
+            if let Some(done) = current.take() {
+                changes.push(done.finish());
+            }
+            current = Some(Section::default());
+        }
+        let Some(section) = current.as_mut() else {
+            i += 1;
+            continue;
+        };
+        section.text.extend_from_slice(line);
+        if !section.in_hunks {
+            let body = trim_eol(line);
+            if let Some(rest) = line.strip_prefix(b"--- ") {
+                section.old = marker_path(rest);
+                section.minus_seen = true;
+            } else if let (Some(rest), true) = (line.strip_prefix(b"+++ "), section.minus_seen) {
+                section.new = marker_path(rest);
+                section.in_hunks = true;
+            } else if section.git {
+                if let Some(p) = body.strip_prefix(b"rename from ") {
+                    section.rename_from = Some(unquote(p));
+                } else if let Some(p) = body.strip_prefix(b"rename to ") {
+                    section.rename_to = Some(unquote(p));
+                } else if let Some(p) = body.strip_prefix(b"copy from ") {
+                    section.rename_from = Some(unquote(p));
+                    section.copy = true;
+                } else if let Some(p) = body.strip_prefix(b"copy to ") {
+                    section.rename_to = Some(unquote(p));
+                    section.copy = true;
+                } else if body.starts_with(b"new file mode ") {
+                    section.added = true;
+                } else if body.starts_with(b"deleted file mode ") {
+                    section.deleted = true;
+                } else if let Some(m) = body.strip_prefix(b"old mode ") {
+                    section.old_mode = Some(m.to_vec());
+                } else if let Some(m) = body.strip_prefix(b"new mode ") {
+                    section.new_mode = Some(m.to_vec());
+                } else if body == b"GIT binary patch"
+                    || (body.starts_with(b"Binary files ") && body.ends_with(b" differ"))
+                {
+                    section.binary = true;
+                }
+            }
+        }
+        i += 1;
+    }
+    if let Some(done) = current.take() {
+        changes.push(done.finish());
+    }
+    if changes.is_empty() && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+        return Err(PatchError::NotADiff);
+    }
+    changes.retain(|c| !c.path.is_empty());
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Change {
+        let mut all = parse(text.as_bytes()).unwrap();
+        assert_eq!(all.len(), 1, "{all:?}");
+        all.remove(0)
+    }
+
+    #[test]
+    fn git_sections_keep_their_bytes_and_status() {
+        let text = "From 1 Mon\nSubject: x\n\n---\n a | 1 +\n\ndiff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n";
+        let all = parse(text.as_bytes()).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].path, b"new.txt");
+        assert_eq!(all[0].status, Status::Added);
+        assert_eq!(all[1].path, b"src/a.rs");
+        assert_eq!(all[1].status, Status::Modified);
+        assert!(
+            all[1]
+                .patch
+                .starts_with(b"diff --git a/src/a.rs b/src/a.rs\n")
+        );
+        assert!(all[1].patch.ends_with(b"+y\n"));
+    }
+
+    #[test]
+    fn table_of_headers() {
+        let cases: &[(&str, &str, Option<&str>, Status, bool)] = &[
+            (
+                "diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n",
+                "y",
+                Some("x"),
+                Status::Renamed,
+                false,
+            ),
+            (
+                "diff --git a/x b/z\ncopy from x\ncopy to z\n",
+                "z",
+                Some("x"),
+                Status::Copied,
+                false,
+            ),
+            (
+                "diff --git a/gone b/gone\ndeleted file mode 100644\n--- a/gone\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+                "gone",
+                None,
+                Status::Deleted,
+                false,
+            ),
+            (
+                "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and b/img.png differ\n",
+                "img.png",
+                None,
+                Status::Modified,
+                true,
+            ),
+            (
+                "diff --git a/l b/l\nold mode 100644\nnew mode 120000\n",
+                "l",
+                None,
+                Status::TypeChanged,
+                false,
+            ),
+            (
+                "diff --git a/with space b/with space\nnew file mode 100644\n",
+                "with space",
+                None,
+                Status::Added,
+                false,
+            ),
+            (
+                "diff --git \"a/tab\\there\" \"b/tab\\there\"\n--- \"a/tab\\there\"\n+++ \"b/tab\\there\"\n@@ -1 +1 @@\n-a\n+b\n",
+                "tab\there",
+                None,
+                Status::Modified,
+                false,
+            ),
+        ];
+        for (text, path, old, status, binary) in cases {
+            let c = one(text);
+            assert_eq!(String::from_utf8_lossy(&c.path), *path, "{text}");
+            assert_eq!(
+                c.old_path
+                    .as_deref()
+                    .map(String::from_utf8_lossy)
+                    .as_deref(),
+                *old,
+                "{text}"
+            );
+            assert_eq!(c.status, *status, "{text}");
+            assert_eq!(c.binary, *binary, "{text}");
+        }
+    }
+
+    #[test]
+    fn plain_diffs_get_git_headers() {
+        let text = "--- old/app.py\t2026-01-01 00:00:00\n+++ new/app.py\t2026-01-02 00:00:00\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/added.py\n@@ -0,0 +1 @@\n+c\n";
+        let all = parse(text.as_bytes()).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].path, b"added.py");
+        assert_eq!(all[0].status, Status::Added);
+        assert_eq!(
+            String::from_utf8_lossy(&all[1].patch),
+            "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    #[test]
+    fn removed_lines_that_look_like_markers_stay_in_the_hunk() {
+        let c = one("diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n x\n");
+        assert!(c.patch.ends_with(b"--- x\n+++ y\n x\n"));
+    }
+
+    #[test]
+    fn not_a_diff_and_empty() {
+        assert!(matches!(
+            parse(b"hello\nworld\n"),
+            Err(PatchError::NotADiff)
+        ));
+        assert!(parse(b"").unwrap().is_empty());
+        assert!(parse(b"\n \n").unwrap().is_empty());
+    }
+}

@@ -1,0 +1,435 @@
+//! The three renderings of an `eval` [`Report`]: a table for people, JSON for tools, Markdown
+//! for a pull-request comment.
+//!
+//! The JSON is one object whose schema is stable within `"version": 1` (fields may be added,
+//! never renamed or removed):
+//!
+//! | field | type | meaning |
+//! |---|---|---|
+//! | `version` | number | `1` |
+//! | `source` | string | what was scored (`working tree vs HEAD`, `main...HEAD`, `patch x.diff`) |
+//! | `status` | string | `scored`, `dry_run`, `nothing_to_score`, `too_large` |
+//! | `scorer` | string | `local`, `jev`, `openai`, `command` (the one used, or that would be) |
+//! | `model` | string or null | the model the scorer reports |
+//! | `thresholds` | object | axis id → the threshold in force |
+//! | `scores` | object | axis id → number in [0,1], all 8 axes (only when `status` is `scored`) |
+//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 (only when scored) |
+//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer (only when scored) |
+//! | `files` | array | redacted paths in the payload, sorted |
+//! | `omitted` | array | paths left out of a partial payload for size |
+//! | `partial` | bool | the payload leaves files out |
+//! | `excluded` | array | `{path, reason}` paths selection left out |
+//! | `redactions` | object | marker → count of secrets replaced |
+//! | `changed` | number | changed paths before selection |
+//! | `payload_bytes` | number | size of the canonical payload (the full size when `too_large`) |
+//! | `payload_sha256` | string or null | SHA-256 of the payload |
+//! | `payload` | string | the exact canonical JSON that would be sent (only with `--dry-run`) |
+//! | `fail_on` | number or null | the `--fail-on` threshold |
+//! | `failed` | array | axis ids at or above `--fail-on` (exit code 1 when non-empty) |
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value, json};
+
+use super::{EvalResult, Report};
+use crate::axes::{AXIS_IDS, axes};
+
+/// Version of the JSON schema.
+pub const JSON_VERSION: u64 = 1;
+
+fn status(report: &Report) -> &'static str {
+    match &report.result {
+        EvalResult::Empty => "nothing_to_score",
+        EvalResult::TooLarge { .. } => "too_large",
+        EvalResult::Payload { scored: None, .. } => "dry_run",
+        EvalResult::Payload { .. } => "scored",
+    }
+}
+
+fn round(v: f64) -> f64 {
+    (v * 1e4).round() / 1e4
+}
+
+/// The JSON object described in the module docs.
+pub fn json(report: &Report) -> Value {
+    let mut o = Map::new();
+    o.insert("version".into(), json!(JSON_VERSION));
+    o.insert("source".into(), json!(report.source));
+    o.insert("status".into(), json!(status(report)));
+    o.insert("scorer".into(), json!(report.scorer));
+    o.insert("model".into(), json!(report.model));
+    o.insert(
+        "thresholds".into(),
+        AXIS_IDS
+            .iter()
+            .zip(report.thresholds)
+            .map(|(id, t)| (id.to_string(), json!(t)))
+            .collect::<Map<_, _>>()
+            .into(),
+    );
+    let (files, omitted, redactions, bytes, sha) = match &report.result {
+        EvalResult::Payload { payload, .. } => (
+            payload.files.clone(),
+            payload.omitted.clone(),
+            json!(payload.redactions.counts),
+            payload.json.len(),
+            json!(payload.hash),
+        ),
+        EvalResult::TooLarge { bytes, .. } => (vec![], vec![], json!({}), *bytes, Value::Null),
+        EvalResult::Empty => (vec![], vec![], json!({}), 0, Value::Null),
+    };
+    if let EvalResult::Payload {
+        scored: Some(s), ..
+    } = &report.result
+    {
+        o.insert(
+            "scores".into(),
+            AXIS_IDS
+                .iter()
+                .zip(s.values)
+                .map(|(id, v)| (id.to_string(), json!(round(v))))
+                .collect::<Map<_, _>>()
+                .into(),
+        );
+        o.insert(
+            "selected".into(),
+            json!(s.selected.iter().map(|&i| AXIS_IDS[i]).collect::<Vec<_>>()),
+        );
+        o.insert(
+            "evidence".into(),
+            s.evidence
+                .iter()
+                .map(|e| {
+                    json!({"axis": AXIS_IDS.get(e.axis).copied().unwrap_or("unknown"),
+                           "file": e.file, "line": e.line, "note": e.note})
+                })
+                .collect::<Vec<_>>()
+                .into(),
+        );
+    }
+    o.insert("partial".into(), json!(!omitted.is_empty()));
+    o.insert("files".into(), json!(files));
+    o.insert("omitted".into(), json!(omitted));
+    o.insert(
+        "excluded".into(),
+        report
+            .excluded
+            .iter()
+            .map(|(p, r)| json!({"path": p, "reason": r}))
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    o.insert("redactions".into(), redactions);
+    o.insert("changed".into(), json!(report.changed));
+    o.insert("payload_bytes".into(), json!(bytes));
+    o.insert("payload_sha256".into(), sha);
+    if let EvalResult::Payload {
+        payload,
+        scored: None,
+    } = &report.result
+    {
+        o.insert("payload".into(), json!(payload.json));
+    }
+    o.insert("fail_on".into(), json!(report.fail_on));
+    o.insert(
+        "failed".into(),
+        json!(
+            report
+                .failing()
+                .iter()
+                .map(|&(i, _)| AXIS_IDS[i])
+                .collect::<Vec<_>>()
+        ),
+    );
+    Value::Object(o)
+}
+
+/// One line of a path for display: control characters escaped.
+fn shown(path: &str) -> String {
+    path.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+fn redaction_summary(report: &Report) -> Option<String> {
+    let EvalResult::Payload { payload, .. } = &report.result else {
+        return None;
+    };
+    let total = payload.redactions.total();
+    if total == 0 {
+        return None;
+    }
+    let kinds: Vec<String> = payload
+        .redactions
+        .counts
+        .iter()
+        .map(|(k, n)| format!("{k} ×{n}"))
+        .collect();
+    Some(format!("{total} secret(s) replaced: {}", kinds.join(", ")))
+}
+
+/// The readable table.
+pub fn table(report: &Report) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "jev-preflight eval: {}", shown(&report.source));
+    match &report.result {
+        EvalResult::Empty => {
+            let _ = writeln!(
+                t,
+                "nothing to score: {} changed path(s), none selected",
+                report.changed
+            );
+        }
+        EvalResult::TooLarge { bytes, max_bytes } => {
+            let _ = writeln!(
+                t,
+                "not scored: the payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes}), and no whole file fits a partial payload (or `oversize` is `skip`)"
+            );
+        }
+        EvalResult::Payload { payload, scored } => {
+            let model = report
+                .model
+                .as_deref()
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                t,
+                "scorer: {}{model} · payload {} bytes · {} file(s){}",
+                report.scorer,
+                payload.json.len(),
+                payload.files.len(),
+                if payload.omitted.is_empty() {
+                    ""
+                } else {
+                    " · partial"
+                }
+            );
+            match scored {
+                None => {
+                    let _ = writeln!(t, "dry run: nothing was sent; the payload follows");
+                }
+                Some(s) => {
+                    let _ = writeln!(t);
+                    let _ = writeln!(t, "{:<20} {:>6} {:>9}", "axis", "score", "threshold");
+                    for (i, id) in AXIS_IDS.iter().enumerate() {
+                        let mark = match s.selected.iter().position(|&x| x == i) {
+                            Some(rank) => format!("  ◀ look again #{}", rank + 1),
+                            None => String::new(),
+                        };
+                        let fail = if report.failing().iter().any(|&(f, _)| f == i) {
+                            "  ✗ fail-on"
+                        } else {
+                            ""
+                        };
+                        let _ = writeln!(
+                            t,
+                            "{id:<20} {:>6.2} {:>9.2}{mark}{fail}",
+                            s.values[i], report.thresholds[i]
+                        );
+                    }
+                    if s.selected.is_empty() {
+                        let _ = writeln!(t, "\nno axis reached its threshold");
+                    } else {
+                        let _ = writeln!(t);
+                        for &i in &s.selected {
+                            let _ = writeln!(t, "{}: {}", AXIS_IDS[i], axes()[i].question);
+                        }
+                    }
+                    if !s.evidence.is_empty() {
+                        let _ = writeln!(t, "\nevidence");
+                        let mut ev = s.evidence.clone();
+                        ev.sort_by_key(|e| (e.axis, e.file.clone(), e.line));
+                        for e in ev {
+                            let place = match e.line {
+                                Some(l) => format!("{}:{l}", shown(&e.file)),
+                                None => shown(&e.file),
+                            };
+                            let _ = writeln!(
+                                t,
+                                "  {:<20} {place}  {}",
+                                AXIS_IDS.get(e.axis).copied().unwrap_or("?"),
+                                shown(&e.note)
+                            );
+                        }
+                    }
+                }
+            }
+            let _ = writeln!(t, "\nfiles scored ({})", payload.files.len());
+            for f in &payload.files {
+                let _ = writeln!(t, "  {}", shown(f));
+            }
+            if !payload.omitted.is_empty() {
+                let _ = writeln!(
+                    t,
+                    "\npartial: {} file(s) left out to stay within `maxDiffBytes`",
+                    payload.omitted.len()
+                );
+                for f in &payload.omitted {
+                    let _ = writeln!(t, "  {}", shown(f));
+                }
+            }
+        }
+    }
+    if !report.excluded.is_empty() {
+        let _ = writeln!(t, "\nexcluded ({})", report.excluded.len());
+        for (p, r) in &report.excluded {
+            let _ = writeln!(t, "  {}  ({r})", shown(p));
+        }
+    }
+    if let Some(r) = redaction_summary(report) {
+        let _ = writeln!(t, "\nredacted: {r}");
+    }
+    if let EvalResult::Payload {
+        scored: Some(_), ..
+    } = &report.result
+    {
+        let _ = writeln!(
+            t,
+            "\nscores are priorities for where to look, not proof of a defect"
+        );
+    }
+    t
+}
+
+/// Text safe inside a Markdown table cell or inline code.
+fn md(text: &str) -> String {
+    shown(text)
+        .replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('`', "'")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The Markdown pull-request comment.
+pub fn markdown(report: &Report) -> String {
+    let mut t = String::new();
+    let head = match &report.result {
+        EvalResult::Payload {
+            scored: Some(s), ..
+        } if !s.selected.is_empty() => format!("{} axis(es) worth a second look", s.selected.len()),
+        EvalResult::Payload {
+            scored: Some(_), ..
+        } => "no axis reached its threshold".to_owned(),
+        EvalResult::Payload { scored: None, .. } => "dry run, nothing sent".to_owned(),
+        EvalResult::Empty => "nothing to score".to_owned(),
+        EvalResult::TooLarge { .. } => "not scored: diff too large".to_owned(),
+    };
+    let _ = writeln!(t, "### jev-preflight: {head}\n");
+    let _ = writeln!(
+        t,
+        "Scored `{}` with the `{}` scorer{}.",
+        md(&report.source),
+        report.scorer,
+        report
+            .model
+            .as_deref()
+            .map(|m| format!(" (model `{}`)", md(m)))
+            .unwrap_or_default()
+    );
+    match &report.result {
+        EvalResult::Empty => {
+            let _ = writeln!(
+                t,
+                "\n{} changed path(s); none selected for scoring.",
+                report.changed
+            );
+        }
+        EvalResult::TooLarge { bytes, max_bytes } => {
+            let _ = writeln!(
+                t,
+                "\nThe payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes})."
+            );
+        }
+        EvalResult::Payload { payload, scored } => {
+            if let Some(s) = scored {
+                let _ = writeln!(t, "\n| axis | score | threshold | |\n|---|---:|---:|---|");
+                for (i, id) in AXIS_IDS.iter().enumerate() {
+                    let mark = if s.selected.contains(&i) {
+                        "**look again**"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        t,
+                        "| `{id}` | {:.2} | {:.2} | {mark} |",
+                        s.values[i], report.thresholds[i]
+                    );
+                }
+                if !s.selected.is_empty() {
+                    let _ = writeln!(t);
+                    for &i in &s.selected {
+                        let _ = writeln!(
+                            t,
+                            "- **`{}`** ({:.2}): {}",
+                            AXIS_IDS[i],
+                            s.values[i],
+                            md(axes()[i].question)
+                        );
+                        for e in s.evidence.iter().filter(|e| e.axis == i).take(4) {
+                            let place = match e.line {
+                                Some(l) => format!("{}:{l}", md(&e.file)),
+                                None => md(&e.file),
+                            };
+                            let _ = writeln!(t, "  - `{place}`: {}", md(&e.note));
+                        }
+                    }
+                }
+            }
+            let _ = writeln!(
+                t,
+                "\n<details><summary>{} file(s) scored, payload {} bytes{}</summary>\n",
+                payload.files.len(),
+                payload.json.len(),
+                if payload.omitted.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} left out for size", payload.omitted.len())
+                }
+            );
+            for f in &payload.files {
+                let _ = writeln!(t, "- `{}`", md(f));
+            }
+            for f in &payload.omitted {
+                let _ = writeln!(t, "- `{}` (left out for size)", md(f));
+            }
+            let _ = writeln!(t, "\n</details>");
+            if scored.is_none() {
+                // A fence longer than any backtick run inside keeps the payload byte-exact.
+                let longest = payload
+                    .json
+                    .split(|c| c != '`')
+                    .map(str::len)
+                    .max()
+                    .unwrap_or(0);
+                let fence = "`".repeat(longest.max(2) + 1);
+                let _ = writeln!(t, "\n{fence}json\n{}\n{fence}", payload.json);
+            }
+        }
+    }
+    if !report.excluded.is_empty() {
+        let _ = writeln!(
+            t,
+            "\n<details><summary>{} path(s) excluded</summary>\n",
+            report.excluded.len()
+        );
+        for (p, r) in &report.excluded {
+            let _ = writeln!(t, "- `{}`: {}", md(p), md(r));
+        }
+        let _ = writeln!(t, "\n</details>");
+    }
+    if let Some(r) = redaction_summary(report) {
+        let _ = writeln!(t, "\nRedacted before scoring: {}.", md(&r));
+    }
+    let _ = writeln!(
+        t,
+        "\n<sub>Scores are priorities for where to look, not proof of a defect.</sub>"
+    );
+    t
+}
