@@ -534,7 +534,10 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     if eval {
         println!(
             "{}",
-            eval_series.row("`eval --scorer local` (working tree vs HEAD)", &floors)
+            eval_series.row(
+                "`eval --scorer local --json` (working tree vs HEAD: the baseline changes and the turn)",
+                &floors,
+            )
         );
     }
     if first_ok {
