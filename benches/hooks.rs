@@ -665,9 +665,9 @@ fn parse_sizes() -> Vec<usize> {
 
 fn rounds_for(files: usize, quick: bool) -> usize {
     match (files, quick) {
-        (..=2_000, false) => 41,
-        (..=20_000, false) => 21,
-        (_, false) => 11,
+        (..=2_000, false) => 31,
+        (..=20_000, false) => 15,
+        (_, false) => 7,
         (..=2_000, true) => 5,
         (..=20_000, true) => 3,
         (_, true) => 2,
