@@ -14,6 +14,8 @@
 //! Every hook process gets a cleared environment: `PATH`, a temp `HOME`, XDG dirs and
 //! `CLAUDE_PLUGIN_DATA`, `GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`. Figures go to
 //! stdout as Markdown (`scripts/bench` writes them into `BENCHMARKS.md`); progress to stderr.
+//! `JEV_BENCH_BIN=<path>` measures another build of the binary (an older release, say) the
+//! same way.
 
 #[path = "support/mod.rs"]
 mod support;
