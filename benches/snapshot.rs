@@ -6,91 +6,17 @@
 //! `git status --porcelain`, their ratios, the first-ever baseline (empty tree cache) and the
 //! number of git processes each hook starts. Pass `--quick` for fewer rounds.
 
-use std::path::{Path, PathBuf};
+#[path = "support/mod.rs"]
+mod support;
+
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use jev_preflight::diff;
 use jev_preflight::git::{self, Discovery, Git, Repo};
 use jev_preflight::snapshot::{self, PrivateStore, SnapshotOptions};
-
-const ENV: &[(&str, &str)] = &[
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-    ("GIT_CONFIG_GLOBAL", "/dev/null"),
-    ("GIT_AUTHOR_NAME", "Bench"),
-    ("GIT_AUTHOR_EMAIL", "bench@example.com"),
-    ("GIT_COMMITTER_NAME", "Bench"),
-    ("GIT_COMMITTER_EMAIL", "bench@example.com"),
-    ("LC_ALL", "C"),
-];
-
-fn git_cmd(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(dir).env_clear();
-    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    cmd.env("HOME", dir);
-    for (k, v) in ENV {
-        cmd.env(k, v);
-    }
-    cmd
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = git_cmd(dir)
-        .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A committed repository of `files` files spread over `leaf_dirs` directories three deep.
-fn generate(root: &Path, files: usize, leaf_dirs: usize) {
-    git(root, &["init", "-q", "-b", "main"]);
-    let per_dir = files.div_ceil(leaf_dirs);
-    for n in 0..files {
-        let d = n / per_dir;
-        let dir = root.join(format!("d{}/e{}/f{}", d / 100, (d / 10) % 10, d % 10));
-        if n % per_dir == 0 {
-            std::fs::create_dir_all(&dir).unwrap();
-        }
-        let body: String = (0..20).map(|i| format!("file {n} line {i}\n")).collect();
-        std::fs::write(dir.join(format!("file{n}.txt")), body).unwrap();
-    }
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "generated"]);
-    git(root, &["gc", "-q"]);
-}
-
-fn file(root: &Path, n: usize, files: usize, leaf_dirs: usize) -> PathBuf {
-    let per_dir = files.div_ceil(leaf_dirs);
-    let d = n / per_dir;
-    root.join(format!(
-        "d{}/e{}/f{}/file{n}.txt",
-        d / 100,
-        (d / 10) % 10,
-        d % 10
-    ))
-}
-
-fn append(path: &Path, text: &str) {
-    let mut body = std::fs::read(path).unwrap();
-    body.extend_from_slice(text.as_bytes());
-    std::fs::write(path, body).unwrap();
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
+use support::{GenRepo, Spec, median, ms};
 
 struct Case {
     files: usize,
@@ -106,19 +32,17 @@ fn discover(git: &Git, dir: &Path) -> Repo {
 }
 
 fn run(case: &Case) {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    std::fs::create_dir(&root).unwrap();
-    generate(&root, case.files, case.leaf_dirs);
-    let f = |n: usize| file(&root, n % case.files, case.files, case.leaf_dirs);
-
     // A few changes at baseline: staged, unstaged, untracked.
-    append(&f(1), "staged\n");
-    git(&root, &["add", "--", f(1).to_str().unwrap()]);
-    append(&f(case.files / 2), "unstaged\n");
-    std::fs::write(root.join("untracked-at-baseline.txt"), "u\n").unwrap();
+    let gen_repo = GenRepo::generate(Spec {
+        files: case.files,
+        leaf_dirs: case.leaf_dirs,
+        staged: 1,
+        modified: 1,
+        untracked: 1,
+    });
+    let root = gen_repo.root.clone();
 
-    let store_dir = tmp.path().join("store");
+    let store_dir = gen_repo.tmp.path().join("store");
     let store = PrivateStore {
         prompt: store_dir.join("prompt"),
         tree_cache: store_dir.join("trees"),
@@ -126,23 +50,8 @@ fn run(case: &Case) {
     let opts = SnapshotOptions::default();
     let g = Git::default();
 
-    let turn_paths = [f(7), f(case.files / 3), f(case.files - 2)];
-    let originals: Vec<Vec<u8>> = turn_paths
-        .iter()
-        .map(|p| std::fs::read(p).unwrap())
-        .collect();
-    let turn = || {
-        for p in &turn_paths {
-            append(p, "turn edit\n");
-        }
-        std::fs::write(root.join("new-in-turn.rs"), "fn added() {}\n").unwrap();
-    };
-    let undo = || {
-        for (p, body) in turn_paths.iter().zip(&originals) {
-            std::fs::write(p, body).unwrap();
-        }
-        let _ = std::fs::remove_file(root.join("new-in-turn.rs"));
-    };
+    let turn = || gen_repo.turn();
+    let undo = || gen_repo.undo();
 
     // First-ever baseline: the tree cache is empty, so every tree is written once.
     let start = Instant::now();
@@ -168,7 +77,8 @@ fn run(case: &Case) {
         changes = diff.len();
 
         let start = Instant::now();
-        let out = git_cmd(&root)
+        let out = gen_repo
+            .git_cmd()
             .args(["status", "--porcelain"])
             .output()
             .unwrap();

@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per feature.
 
 mod axes;
+mod bench_support;
 mod cli;
 mod codex;
 mod hook_concurrency;
