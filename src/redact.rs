@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use regex::bytes::{Captures, Regex, RegexBuilder};
+use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 
 use rules::{Check, RULES, Rule};
 
@@ -42,7 +42,7 @@ pub struct Redactor {
     /// For each keyword pattern, the rules it triggers: its own and those of every keyword
     /// inside it; worked out the first time the keyword is seen.
     triggers: Vec<OnceLock<Vec<usize>>>,
-    compiled: Vec<OnceLock<Regex>>,
+    compiled: Vec<OnceLock<Compiled>>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -66,6 +66,63 @@ struct Span {
     start: usize,
     end: usize,
     rule: usize,
+}
+
+/// A rule's regex and the indices of its named groups, looked up once.
+struct Compiled {
+    regex: Regex,
+    s: Option<usize>,
+    n: Option<usize>,
+    c: Option<usize>,
+    o: Option<usize>,
+    v: Option<usize>,
+}
+
+/// A matched group: its byte range in the line.
+#[derive(Debug, Clone, Copy)]
+struct Group<'h> {
+    line: &'h [u8],
+    start: usize,
+    end: usize,
+}
+
+impl<'h> Group<'h> {
+    fn start(&self) -> usize {
+        self.start
+    }
+
+    fn end(&self) -> usize {
+        self.end
+    }
+
+    fn as_bytes(&self) -> &'h [u8] {
+        &self.line[self.start..self.end]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// The groups of one match, read from capture locations reused across matches (no
+/// allocation per match).
+struct Caps<'a, 'h> {
+    locs: &'a CaptureLocations,
+    line: &'h [u8],
+}
+
+impl<'h> Caps<'_, 'h> {
+    fn get(&self, group: usize) -> Option<Group<'h>> {
+        self.locs.get(group).map(|(start, end)| Group {
+            line: self.line,
+            start,
+            end,
+        })
+    }
+
+    fn named(&self, group: Option<usize>) -> Option<Group<'h>> {
+        group.and_then(|g| self.get(g))
+    }
 }
 
 /// Longest run of lines a PEM body may span before we stop treating lines as key material.
@@ -118,13 +175,22 @@ impl Redactor {
         })
     }
 
-    fn regex(&self, rule: usize) -> &Regex {
+    fn regex(&self, rule: usize) -> &Compiled {
         self.compiled[rule].get_or_init(|| {
-            RegexBuilder::new(RULES[rule].pattern)
+            let regex = RegexBuilder::new(RULES[rule].pattern)
                 .unicode(false)
                 .size_limit(1 << 22)
                 .build()
-                .expect("built-in redaction patterns compile")
+                .expect("built-in redaction patterns compile");
+            let group = |name: &str| regex.capture_names().position(|n| n == Some(name));
+            Compiled {
+                s: group("s"),
+                n: group("n"),
+                c: group("c"),
+                o: group("o"),
+                v: group("v"),
+                regex,
+            }
         })
     }
 
@@ -149,6 +215,9 @@ impl Redactor {
         // Lines up to this offset were already handled (as a PEM body).
         let mut done = 0usize;
         let mut rules_on_line: Vec<usize> = Vec::new();
+        // Capture locations per rule, allocated the first time the rule runs in this call.
+        let mut locations: Vec<Option<CaptureLocations>> = Vec::new();
+        locations.resize_with(RULES.len(), || None);
         while let Some(hit) = hits.next() {
             if hit.start() < done {
                 continue;
@@ -172,7 +241,7 @@ impl Redactor {
             let line = &bytes[line_start..line_end];
             let mut pem_open = false;
             for &rule in &rules_on_line {
-                pem_open |= self.apply(rule, line, line_start, &mut spans);
+                pem_open |= self.apply(rule, line, line_start, &mut spans, &mut locations);
             }
             done = line_end;
             if pem_open {
@@ -186,19 +255,46 @@ impl Redactor {
     }
 
     /// Runs one rule on one line; true when a private key's body continues past the line.
-    fn apply(&self, index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) -> bool {
+    fn apply(
+        &self,
+        index: usize,
+        line: &[u8],
+        offset: usize,
+        spans: &mut Vec<Span>,
+        locations: &mut [Option<CaptureLocations>],
+    ) -> bool {
         let rule: &Rule = &RULES[index];
         if rule.check == Check::NearKeyword {
             self.near_keyword(index, line, offset, spans);
             return false;
         }
+        let compiled = self.regex(index);
+        let locs = locations[index].get_or_insert_with(|| compiled.regex.capture_locations());
         let mut open = false;
-        for caps in self.regex(index).captures_iter(line) {
+        // The matches `captures_iter` would yield, read into reused locations.
+        let mut at = 0;
+        let mut last_end: Option<usize> = None;
+        while at <= line.len() {
+            let Some(m) = compiled.regex.captures_read_at(locs, line, at) else {
+                break;
+            };
+            if m.start() == m.end() {
+                // An empty match right after the previous match is skipped, as the
+                // iterator does; either way the search moves on by one byte.
+                at = m.end() + 1;
+                if last_end == Some(m.end()) {
+                    continue;
+                }
+            } else {
+                at = m.end();
+            }
+            last_end = Some(m.end());
+            let caps = Caps { locs, line };
             let whole = caps.get(0).expect("group 0 always matches");
             let target = match rule.check {
                 // The first group that took part holds the password.
-                Check::CommandLine => caps.iter().skip(1).flatten().next().unwrap_or(whole),
-                _ => caps.name("s").unwrap_or(whole),
+                Check::CommandLine => (1..locs.len()).find_map(|g| caps.get(g)).unwrap_or(whole),
+                _ => caps.named(compiled.s).unwrap_or(whole),
             };
             let keep = match rule.check {
                 Check::Exact => true,
@@ -206,7 +302,7 @@ impl Redactor {
                 Check::BasicAuth => basic_credentials(target.as_bytes()),
                 Check::UrlPassword => !is_placeholder(target.as_bytes()),
                 Check::Assignment => {
-                    if let Some((start, end)) = assignment_value(&caps, line) {
+                    if let Some((start, end)) = assignment_value(&caps, compiled, line) {
                         spans.push(Span {
                             start: offset + start,
                             end: offset + end,
@@ -217,9 +313,9 @@ impl Redactor {
                 }
                 Check::NearKeyword => false,
                 Check::AttributePair => {
-                    let name = caps.name("n").map_or(&b""[..], |n| n.as_bytes());
-                    let value = caps.name("v").map_or(&b""[..], |v| v.as_bytes());
-                    if let Some(v) = caps.name("v").filter(|_| {
+                    let name = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
+                    let value = caps.named(compiled.v).map_or(&b""[..], |v| v.as_bytes());
+                    if let Some(v) = caps.named(compiled.v).filter(|_| {
                         classify_name(name) == NameKind::Strong
                             && quoted_or_literal_is_secret(value)
                     }) {
@@ -1041,10 +1137,14 @@ const TYPE_WORDS: &[&[u8]] = &[
 ];
 
 /// Finds the byte range of the secret in a generic `name <op> value` match, if it is one.
-fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> {
-    let name = caps.name("n")?;
-    let op = caps.name("o")?.as_bytes();
-    let value = caps.name("v")?;
+fn assignment_value(
+    caps: &Caps<'_, '_>,
+    compiled: &Compiled,
+    line: &[u8],
+) -> Option<(usize, usize)> {
+    let name = caps.named(compiled.n)?;
+    let op = caps.named(compiled.o)?.as_bytes();
+    let value = caps.named(compiled.v)?;
     let op_trim: Vec<u8> = op
         .iter()
         .copied()
@@ -1066,7 +1166,10 @@ fn assignment_value(caps: &Captures<'_>, line: &[u8]) -> Option<(usize, usize)> 
     }
     // `,` binds a quoted key to its value (`("api_key", "…")`); after a bare name (a CSV
     // row, or call arguments) only a strongly random value counts.
-    let bare_comma = op_trim == b"," && caps.name("c").is_none_or(|c| c.as_bytes().is_empty());
+    let bare_comma = op_trim == b","
+        && caps
+            .named(compiled.c)
+            .is_none_or(|c| c.as_bytes().is_empty());
     // `name Type = value`: the type is a word, never a keyword of the language's control flow.
     if op_trim.len() > 1
         && op_trim[0].is_ascii_alphabetic()
