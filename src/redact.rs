@@ -717,17 +717,18 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     entropy(v) >= 3.3
 }
 
-/// A piece of a token that mixes letters and digits the way generated text does, rather than
-/// a word with a numeric tail (`migration2024`, `v2`).
 /// Whether the line around a token (not the token itself, whose random letters may spell
 /// one) names a credential or a provider.
 fn mentions_near_keyword(before: &[u8], after: &[u8]) -> bool {
     let around = [before, after].concat().to_ascii_lowercase();
-    rules::NEAR_KEYWORDS
+    rules::NEAR_TRIGGERS
         .iter()
+        .chain(rules::NEAR_PROVIDERS)
         .any(|k| find(&around, k.as_bytes()).is_some())
 }
 
+/// A piece of a token that mixes letters and digits the way generated text does, rather than
+/// a word with a numeric tail (`migration2024`, `v2`).
 fn random_segment(segment: &[u8]) -> bool {
     if segment.len() < 8 {
         return false;

@@ -807,7 +807,7 @@ pub(crate) static RULES: &[Rule] = &[
 /// The credential words that send a line to the `secret-near-keyword` rule. Provider names
 /// are not keywords of the automaton (hundreds of them would slow every scan); a line that
 /// names only a provider is left to the provider's own rule.
-const NEAR_TRIGGERS: &[&str] = &[
+pub(crate) const NEAR_TRIGGERS: &[&str] = &[
     "token",
     "secret",
     "passw",
@@ -825,25 +825,10 @@ const NEAR_TRIGGERS: &[&str] = &[
     "webhook",
 ];
 
-/// Words that, outside the token itself, make a random token on a triggered line a
-/// credential: the credential words and the names of providers whose tokens have no prefix.
-pub(crate) const NEAR_KEYWORDS: &[&str] = &[
-    "token",
-    "secret",
-    "passw",
-    "pwd",
-    "credential",
-    "apikey",
-    "api_key",
-    "api-key",
-    "access_key",
-    "accesskey",
-    "auth",
-    "private_key",
-    "client_key",
-    "signing",
-    "webhook",
-    // Providers.
+/// Provider names whose tokens have no prefix: outside the token itself, one of these or a
+/// credential word from [`NEAR_TRIGGERS`] makes a random token on a triggered line a
+/// credential.
+pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "adafruit",
     "adobe",
     "airtable",
