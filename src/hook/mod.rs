@@ -87,6 +87,9 @@ pub struct Reply {
     pub outcome: &'static str,
     /// Extra fields for the decision log (never diff content).
     pub log: Option<serde_json::Value>,
+    /// Leave no trace in the decision log: the event concerned no prompt we hold state for
+    /// (mode `off`, or a prompt we never saw), and `off` must write nothing.
+    pub untraced: bool,
 }
 
 impl Reply {
@@ -94,6 +97,14 @@ impl Reply {
         Reply {
             outcome,
             ..Reply::default()
+        }
+    }
+
+    /// A quiet reply that is not logged.
+    pub fn untraced(outcome: &'static str) -> Reply {
+        Reply {
+            untraced: true,
+            ..Reply::quiet(outcome)
         }
     }
 }
@@ -168,8 +179,7 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
             return fail(ctx, &event, label, Failure::new("panic", msg));
         }
     };
-    // A Stop without a baseline (mode `off`, or a prompt we never saw) leaves no trace.
-    if name == EventName::Stop && reply.outcome != stop::NO_BASELINE {
+    if name == EventName::Stop && !reply.untraced {
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {

@@ -28,20 +28,20 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         return Ok(Reply::quiet("background work pending; baseline kept"));
     }
     let Some(store) = ctx.existing_store()? else {
-        return Ok(Reply::quiet(NO_BASELINE));
+        return Ok(Reply::untraced(NO_BASELINE));
     };
     let session = store.session(event.session_key());
     let key = match event.prompt_key() {
         Some(key) => key,
         None => match session.current_seq()? {
-            0 => return Ok(Reply::quiet(NO_BASELINE)),
+            0 => return Ok(Reply::untraced(NO_BASELINE)),
             n => format!("seq:{n}"),
         },
     };
     let prompt = session.prompt(&key);
     // The common Stop of a prompt we never saw: nothing to lock, nothing to log.
     if !prompt.exists() {
-        return Ok(Reply::quiet(NO_BASELINE));
+        return Ok(Reply::untraced(NO_BASELINE));
     }
     // Gate 2: one Stop at a time per prompt; a concurrent one does nothing.
     let Some(_lock) = prompt.lock_existing()? else {
@@ -53,7 +53,7 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         Ok(Some(state)) if state.version == STATE_VERSION => state,
         Ok(None) => {
             prompt.remove()?;
-            return Ok(Reply::quiet(NO_BASELINE));
+            return Ok(Reply::untraced(NO_BASELINE));
         }
         other => {
             let _ = prompt.remove();
@@ -108,7 +108,7 @@ fn evaluate(
     let git = ctx.git.clone().with_deadline(STOP_GIT_DEADLINE);
     let frozen = state.config.clone();
     let Some(baseline) = state.baseline.clone() else {
-        return Ok(Reply::quiet(NO_BASELINE));
+        return Ok(Reply::untraced(NO_BASELINE));
     };
     let found = match &state.repo {
         Some(known) => engine.rediscover(&git, known)?,
