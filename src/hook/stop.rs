@@ -23,6 +23,7 @@ pub const NO_BASELINE: &str = "no baseline";
 pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
 
 pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+    let mut clock = Stages::start();
     // Gate 1: background work pending means the session is paused, not done.
     if event.background_pending() {
         return Ok(Reply::quiet("background work pending; baseline kept"));
@@ -84,11 +85,15 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
     let config_changed = config::repo_config_hash(&state.repo_top)
         .map(|h| h != state.config_hash)
         .unwrap_or(true);
-    let result = evaluate(ctx, event, &prompt, &private, &mut state);
+    let result = evaluate(ctx, event, &prompt, &private, &mut state, &mut clock);
     if state.phase == Phase::Baseline {
         finish(ctx, &prompt, &private, &mut state);
     }
     let mut reply = result?;
+    clock.lap("cleanup");
+    if let Some(serde_json::Value::Object(log)) = &mut reply.log {
+        log.insert("ms".to_owned(), serde_json::Value::Object(clock.laps));
+    }
     if config_changed {
         reply.answer.messages.insert(0, CONFIG_CHANGED.to_owned());
     }
@@ -103,6 +108,7 @@ fn evaluate(
     prompt: &PromptStore,
     private: &PrivateStore,
     state: &mut PromptState,
+    clock: &mut Stages,
 ) -> Result<Reply, Failure> {
     let engine = ctx.engine;
     let git = ctx.git.clone().with_deadline(STOP_GIT_DEADLINE);
@@ -118,17 +124,23 @@ fn evaluate(
         Discovery::Found(repo) => repo,
         _ => return Ok(Reply::quiet("repository is gone")),
     };
+    clock.lap("prepare");
     // Snapshot and diff.
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
     let head = engine.snapshot(&git, &repo, private, &options)?;
+    clock.lap("snapshot");
     let changes = engine.diff(&git, &repo, private, &baseline, &head)?;
+    clock.lap("diff");
     let changed = changes.len();
 
     // Select paths, then redact into the canonical payload under the size policy.
     let selection = engine.select(&git, &repo, changes, &frozen.exclude)??;
-    let payload = match engine.payload(&selection.kept, &frozen.size_policy()) {
+    clock.lap("select");
+    let payload = engine.payload(&selection.kept, &frozen.size_policy());
+    clock.lap("payload");
+    let payload = match payload {
         Outcome::Ready(payload) => payload,
         Outcome::Empty => {
             return Ok(Reply {
@@ -157,6 +169,7 @@ fn evaluate(
     let scorer = engine.scorer(&user.scorer)?;
     let scores = scorer.score(&payload, ctx.scorer_budget)?;
     engine.checkpoint(Checkpoint::Scored);
+    clock.lap("score");
     let selected = engine.select_axes(&scores.values, &frozen.thresholds());
     let log = json!({
         "scorer": scorer.name(),
@@ -231,5 +244,29 @@ pub(crate) fn finish(
     // gates (hashes scored, continuation count) still hold.
     if prompt.write_state_unsynced(state).is_err() {
         let _ = prompt.remove();
+    }
+}
+
+/// Milliseconds spent in each stage of one Stop, for the decision log (`status` and anyone
+/// asking why a Stop took long read them there).
+struct Stages {
+    last: std::time::Instant,
+    laps: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Stages {
+    fn start() -> Stages {
+        Stages {
+            last: std::time::Instant::now(),
+            laps: serde_json::Map::new(),
+        }
+    }
+
+    fn lap(&mut self, stage: &str) {
+        let now = std::time::Instant::now();
+        let ms = (now - self.last).as_secs_f64() * 1e3;
+        self.laps
+            .insert(stage.to_owned(), json!((ms * 10.0).round() / 10.0));
+        self.last = now;
     }
 }
