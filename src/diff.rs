@@ -80,7 +80,8 @@ pub fn diff(
         };
         let mut args: Vec<&str> = DIFF_ARGS.to_vec();
         args.extend([base.tree.as_str(), head.tree.as_str(), "--"]);
-        let cmd = runner.git(Access::Read, &args)?;
+        let mut cmd = runner.git(Access::Read, &args)?;
+        repo.without_index(&mut cmd);
         parse::parse(&runner.git_output(cmd, None)?)?
     };
     merge_oversized(repo, &mut changes, &base.oversized, &head.oversized);
@@ -101,6 +102,7 @@ pub fn diff_trees(
         return Ok(Vec::new());
     }
     let mut cmd = git.command(&repo.top);
+    repo.without_index(&mut cmd);
     cmd.args(DIFF_ARGS).args([base_tree, head_tree, "--"]);
     let mut changes = parse::parse(&git.run(cmd, None)?)?;
     changes.sort_by(|a, b| a.path.cmp(&b.path));

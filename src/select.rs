@@ -615,6 +615,7 @@ pub fn read_attributes(git: &Git, repo: &Repo, paths: &[Vec<u8>]) -> Result<Attr
         stdin.push(0);
     }
     let mut cmd = git.command(&repo.top);
+    repo.without_index(&mut cmd);
     cmd.args([
         "check-attr",
         "-z",

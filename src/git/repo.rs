@@ -42,6 +42,22 @@ pub struct Repo {
     pub filters: Vec<Vec<u8>>,
 }
 
+impl Repo {
+    /// Points `cmd` at an index that does not exist, which git reads as empty, for commands
+    /// that load the index without needing it: `diff-tree` and `check-attr` read the whole
+    /// index at start-up (tens of milliseconds on a large repository) only to find
+    /// `.gitattributes` files a working tree lacks. Attributes then come from the working
+    /// tree alone. If something sits at that path after all, the command keeps its index.
+    pub fn without_index(&self, cmd: &mut std::process::Command) {
+        let absent = self.git_dir.join("jev-preflight-no-index");
+        if std::fs::symlink_metadata(&absent)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        {
+            cmd.env("GIT_INDEX_FILE", absent);
+        }
+    }
+}
+
 /// What lives at a `cwd`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Discovery {
