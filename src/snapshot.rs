@@ -88,9 +88,9 @@ pub fn take(
         dirs: &dirs,
         filters: &repo.filters,
     };
-    run.seed_index()?;
+    let seeded = run.seed_index()?;
 
-    let status = run.git(
+    let mut status = run.git(
         Access::Read,
         &[
             "status",
@@ -103,6 +103,15 @@ pub fn take(
             "--ignore-submodules=dirty",
         ],
     )?;
+    if seeded {
+        // The first walk of a prompt may save the stat data it refreshed in the private
+        // index (a copied index can hold stale or racily clean entries), so that the Stop's
+        // walk does not hash those files again. (No untracked cache: with
+        // `--untracked-files=all`, git's cache misses files added to a directory once
+        // `update-index` has tracked files in it; see the test
+        // `changes_made_right_after_a_snapshot_are_all_seen`.)
+        status.env("GIT_OPTIONAL_LOCKS", "1");
+    }
     let pending = status::parse(&run.git_output(status, None)?)?;
 
     let (stage, oversized) = partition_by_size(repo, pending, options.untracked_cap);
@@ -173,6 +182,10 @@ impl Runner<'_> {
                 cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.objects);
                 // Content blobs live only until the prompt ends; syncing them buys nothing.
                 cmd.arg("-c").arg("core.fsync=none");
+                // Every blob over one byte streams into one pack per command instead of a
+                // loose file each: hundreds of dirty files cost one file to write and to
+                // remove. (Only blob writing reads this setting; diffs never see it.)
+                cmd.arg("-c").arg("core.bigFileThreshold=1");
             }
             Access::WriteTrees => {
                 cmd.env("GIT_OBJECT_DIRECTORY", &self.dirs.tree_objects);
@@ -214,8 +227,8 @@ impl Runner<'_> {
         self.git.run(cmd, stdin)
     }
 
-    /// Seeds the private index on a prompt's first snapshot.
-    fn seed_index(&self) -> Result<(), GitError> {
+    /// Seeds the private index on a prompt's first snapshot; true when it did.
+    fn seed_index(&self) -> Result<bool, GitError> {
         let index = &self.dirs.index;
         if index.exists() {
             // A lock left by a killed run of ours would block every later write.
@@ -229,7 +242,7 @@ impl Runner<'_> {
             {
                 let _ = std::fs::remove_file(&lock);
             }
-            return Ok(());
+            return Ok(false);
         }
         match std::fs::metadata(&self.repo.index) {
             Ok(meta) => {
@@ -245,17 +258,17 @@ impl Runner<'_> {
                 {
                     let _ = file.set_modified(mtime);
                 }
-                self.expand_split_index()
+                self.expand_split_index().map(|()| true)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 // No index: HEAD's tree; an unborn HEAD leaves the private index absent, which
                 // git reads as empty.
                 let cmd = self.git(Access::Read, &["read-tree", "HEAD^{tree}"])?;
                 match self.git_output(cmd, None) {
-                    Ok(_) => Ok(()),
+                    Ok(_) => Ok(true),
                     Err(GitError::Process(ProcessError::Exit { .. })) => {
                         let _ = std::fs::remove_file(index);
-                        Ok(())
+                        Ok(true)
                     }
                     Err(e) => Err(e),
                 }
