@@ -38,10 +38,8 @@ pub struct Change {
 
 /// The fixed diff options: renames at 50%, `a/` `b/` prefixes, 3 lines of context, no color,
 /// no relative paths, short submodules, and no program the repository could configure.
-const DIFF_ARGS: &[&str] = &[
-    "-c",
-    "core.quotePath=true",
-    "diff-tree",
+/// `diff-tree` and `diff-index --cached` print the same three views with them.
+const DIFF_OPTIONS: &[&str] = &[
     "-r",
     "-z",
     "--raw",
@@ -78,7 +76,7 @@ pub fn diff(
             dirs: &dirs,
             filters: &[],
         };
-        let mut args: Vec<&str> = DIFF_ARGS.to_vec();
+        let mut args = diff_args("diff-tree");
         args.extend([base.tree.as_str(), head.tree.as_str(), "--"]);
         let mut cmd = runner.git(Access::Read, &args)?;
         repo.without_index(&mut cmd);
@@ -103,10 +101,48 @@ pub fn diff_trees(
     }
     let mut cmd = git.command(&repo.top);
     repo.without_index(&mut cmd);
-    cmd.args(DIFF_ARGS).args([base_tree, head_tree, "--"]);
+    cmd.args(diff_args("diff-tree"))
+        .args([base_tree, head_tree, "--"]);
     let mut changes = parse::parse(&git.run(cmd, None)?)?;
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
+}
+
+/// Diffs `base_tree` against the private index of `store`, which [`snapshot::stage`] brought
+/// up to date with the working tree: the same changes as a snapshot's tree would give, without
+/// writing any tree. `git diff-index --cached` skips every directory whose cached tree in the
+/// index matches `base_tree`, so a repository's unchanged bulk costs nothing; `eval` of the
+/// working tree uses it, with no tree cache to fill.
+///
+/// [`snapshot::stage`]: crate::snapshot::stage
+pub fn diff_index(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    base_tree: &str,
+    oversized: &[OversizedFile],
+) -> Result<Vec<Change>, GitError> {
+    let dirs = Dirs::for_read(store)?;
+    let runner = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &[],
+    };
+    let mut args = diff_args("diff-index");
+    args.extend(["--cached", base_tree, "--"]);
+    let cmd = runner.git(Access::Read, &args)?;
+    let mut changes = parse::parse(&runner.git_output(cmd, None)?)?;
+    merge_oversized(repo, &mut changes, &[], oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// `command` with the fixed options, paths quoted the one way the parser reads them.
+fn diff_args(command: &str) -> Vec<&str> {
+    let mut args = vec!["-c", "core.quotePath=true", command];
+    args.extend_from_slice(DIFF_OPTIONS);
+    args
 }
 
 /// Adds the files that were too large to snapshot, as metadata-only changes.

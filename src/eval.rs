@@ -28,7 +28,7 @@ use crate::payload::{Outcome, SkipReason};
 use crate::pipeline;
 use crate::scorer::{ScoreError, ScorerKind};
 use crate::select::SelectError;
-use crate::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
+use crate::snapshot::{self, PrivateStore, SnapshotOptions};
 
 /// Time a scorer may take for one `eval`.
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);
@@ -502,8 +502,9 @@ fn merge_base_of(git: &Git, repo: &Repo, a: &str, b: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-/// The working tree against `base_tree`: a private snapshot in a temp dir (private index,
-/// private objects, private tree cache), diffed against the real tree, then removed.
+/// The working tree against `base_tree`: a private index in a temp dir brought up to date
+/// with the working tree (content into private objects), diffed against the real tree, then
+/// removed. No tree is written: there is no tree cache to fill for a one-off.
 fn working_tree_changes(
     env: &HostEnv,
     git: &Git,
@@ -519,12 +520,8 @@ fn working_tree_changes(
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let head = snapshot::take(git, repo, &store, &options)?;
-    let base = Snapshot {
-        tree: base_tree.to_owned(),
-        oversized: Vec::new(),
-    };
-    let changes = diff::diff(git, repo, &store, &base, &head)?;
+    let oversized = snapshot::stage(git, repo, &store, &options)?;
+    let changes = diff::diff_index(git, repo, &store, base_tree, &oversized)?;
     let _ = snapshot::purge_prompt(&store);
     drop(temp);
     Ok(changes)

@@ -88,6 +88,46 @@ pub fn take(
         dirs: &dirs,
         filters: &repo.filters,
     };
+    let index_before = index_identity(&dirs.index);
+    let (restaged, oversized) = stage_into(&run, options)?;
+    if !restaged && let Some(tree) = run.reusable_tree(index_before) {
+        // Nothing changed since the last tree of this private index: it is still the tree.
+        return Ok(Snapshot { tree, oversized });
+    }
+
+    let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
+    let out = run.git_output(cmd, None)?;
+    let tree = parse_oid(&out, repo)?;
+    run.remember_tree(&tree);
+    Ok(Snapshot { tree, oversized })
+}
+
+/// Brings the private index in `store` up to date with the working tree, as [`take`] does,
+/// without writing its tree: for a diff of the index itself against one tree (see
+/// [`crate::diff::diff_index`]), which needs no tree of the working tree at all. Returns the
+/// files left out for their size.
+pub fn stage(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+) -> Result<Vec<OversizedFile>, GitError> {
+    let dirs = Dirs::prepare(store, repo)?;
+    let run = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &repo.filters,
+    };
+    Ok(stage_into(&run, options)?.1)
+}
+
+/// One status walk, then an `update-index` of what it reported; true when it restaged
+/// anything.
+fn stage_into(
+    run: &Runner<'_>,
+    options: &SnapshotOptions,
+) -> Result<(bool, Vec<OversizedFile>), GitError> {
     let seeded = run.seed_index()?;
 
     let mut status = run.git(
@@ -114,32 +154,23 @@ pub fn take(
     }
     let pending = status::parse(&run.git_output(status, None)?)?;
 
-    let (stage, oversized) = partition_by_size(repo, pending, options.untracked_cap);
-
-    let index_before = index_identity(&dirs.index);
-    if !stage.is_empty() {
-        let cmd = run.git(
-            Access::WriteBlobs,
-            &[
-                "update-index",
-                "--add",
-                "--remove",
-                "--replace",
-                "-z",
-                "--stdin",
-            ],
-        )?;
-        run.git_output(cmd, Some(stage))?;
-    } else if let Some(tree) = run.reusable_tree(index_before) {
-        // Nothing changed since the last tree of this private index: it is still the tree.
-        return Ok(Snapshot { tree, oversized });
+    let (stage, oversized) = partition_by_size(run.repo, pending, options.untracked_cap);
+    if stage.is_empty() {
+        return Ok((false, oversized));
     }
-
-    let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
-    let out = run.git_output(cmd, None)?;
-    let tree = parse_oid(&out, repo)?;
-    run.remember_tree(&tree);
-    Ok(Snapshot { tree, oversized })
+    let cmd = run.git(
+        Access::WriteBlobs,
+        &[
+            "update-index",
+            "--add",
+            "--remove",
+            "--replace",
+            "-z",
+            "--stdin",
+        ],
+    )?;
+    run.git_output(cmd, Some(stage))?;
+    Ok((true, oversized))
 }
 
 /// Removes the prompt's private index and objects.

@@ -499,3 +499,67 @@ fn changes_made_right_after_a_snapshot_are_all_seen() {
         assert_eq!(got, want, "round {round}");
     }
 }
+
+/// `eval` of the working tree diffs the private index against a tree (`diff-index --cached`)
+/// instead of writing a tree of the working tree; both ways must give the same changes, byte
+/// for byte, over every kind of change.
+#[test]
+fn index_diff_matches_tree_diff() {
+    let r = base_repo();
+    r.write("staged.txt", "staged\n");
+    r.git(&["add", "staged.txt"]);
+    r.write("a.txt", "one\ntwo\nthree\nfour\n")
+        .remove("b.txt")
+        .write("notes/new.md", "# new\n")
+        .write("logo.bin", b"\x89PNG\0\0\x01\x02binary\0body")
+        .write("big.dat", vec![b'x'; 4096]);
+    std::fs::rename(
+        r.path().join("docs/guide.md"),
+        r.path().join("docs/moved.md"),
+    )
+    .unwrap();
+    set_mode(&r.path().join("src/lib.rs"), 0o755);
+    std::os::unix::fs::symlink("a.txt", r.path().join("link")).unwrap();
+
+    let git = Git::default();
+    let repo = found(&git, r.path());
+    let head_tree = r.git(&["rev-parse", "HEAD^{tree}"]).trim().to_owned();
+    let opts = SnapshotOptions {
+        untracked_cap: 1024,
+    };
+    let inv = snapshot_of(&repo);
+
+    let trees = Store::new();
+    let snap = snapshot::take(&git, &repo, &trees.private(), &opts).unwrap();
+    let base = Snapshot {
+        tree: head_tree.clone(),
+        oversized: Vec::new(),
+    };
+    let by_tree = diff::diff(&git, &repo, &trees.private(), &base, &snap).unwrap();
+
+    let index = Store::new();
+    let oversized = snapshot::stage(&git, &repo, &index.private(), &opts).unwrap();
+    let by_index = diff::diff_index(&git, &repo, &index.private(), &head_tree, &oversized).unwrap();
+    assert_same(&inv, &snapshot_of(&repo), "stage and diff-index");
+
+    assert_eq!(by_index, by_tree);
+    let kinds: Vec<_> = summary(&by_index);
+    for want in [
+        ("a.txt", Modified),
+        ("b.txt", Deleted),
+        ("big.dat", Added),
+        ("docs/moved.md", Renamed),
+        ("link", Added),
+        ("logo.bin", Added),
+        ("notes/new.md", Added),
+        ("src/lib.rs", Modified),
+        ("staged.txt", Added),
+    ] {
+        assert!(
+            kinds.contains(&(want.0.to_owned(), want.1)),
+            "{want:?} missing from {kinds:?}"
+        );
+    }
+    let big = by_index.iter().find(|c| c.path == b"big.dat").unwrap();
+    assert_eq!(big.oversized, Some(4096));
+}
