@@ -501,3 +501,39 @@ fn attributes_come_from_gitattributes_and_run_nothing() {
             .is_empty()
     );
 }
+
+/// `check-attr` runs against an absent index (loading a large one costs more than the whole
+/// lookup); attributes still come from every `.gitattributes` of the working tree, nested ones
+/// included, and a file that happens to sit where the absent index would be changes nothing.
+#[test]
+fn attributes_need_no_index() {
+    let repo = TestRepo::new();
+    repo.write(".gitattributes", "gen/** linguist-generated\n")
+        .write("lib/.gitattributes", "vendor/** linguist-vendored\n")
+        .write("src/main.rs", "fn main() {}\n")
+        .commit_all("attributes");
+    let paths: Vec<Vec<u8>> = ["gen/api.go", "lib/vendor/x.js", "src/main.rs"]
+        .iter()
+        .map(|p| p.as_bytes().to_vec())
+        .collect();
+    let check = |label: &str| {
+        let attributes = read_attributes(&Git::default(), &repo_of(&repo), &paths).unwrap();
+        assert_eq!(
+            attributes.generated.iter().collect::<Vec<_>>(),
+            [&b"gen/api.go"[..]],
+            "{label}"
+        );
+        assert_eq!(
+            attributes.vendored.iter().collect::<Vec<_>>(),
+            [&b"lib/vendor/x.js"[..]],
+            "{label}"
+        );
+    };
+    check("absent index");
+    std::fs::copy(
+        repo.path().join(".git/index"),
+        repo.path().join(".git/jev-preflight-no-index"),
+    )
+    .unwrap();
+    check("a file at the absent index's path");
+}
