@@ -126,6 +126,40 @@ impl HookEnv {
         }
     }
 
+    /// Median milliseconds per stage over this environment's evaluated Stops, from the
+    /// decision log, in pipeline order.
+    fn stop_stages(&self) -> Option<String> {
+        let log = std::fs::read_to_string(self.data.join("decisions.jsonl")).ok()?;
+        let mut stages: Vec<(String, Vec<f64>)> = Vec::new();
+        for entry in log
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            let Some(ms) = entry.get("ms").and_then(Value::as_object) else {
+                continue;
+            };
+            for (stage, value) in ms {
+                let Some(v) = value.as_f64() else { continue };
+                match stages.iter_mut().find(|(s, _)| s == stage) {
+                    Some((_, values)) => values.push(v),
+                    None => stages.push((stage.clone(), vec![v])),
+                }
+            }
+        }
+        const ORDER: [&str; 7] = [
+            "prepare", "snapshot", "diff", "select", "payload", "score", "cleanup",
+        ];
+        stages.sort_by_key(|(s, _)| ORDER.iter().position(|o| o == s).unwrap_or(ORDER.len()));
+        let parts: Vec<String> = stages
+            .into_iter()
+            .map(|(stage, mut values)| {
+                values.sort_by(f64::total_cmp);
+                format!("{stage} {:.1} ms", values[values.len() / 2])
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     /// Bytes and files under the data dir, by part of the store.
     fn footprint(&self) -> Footprint {
         let mut f = Footprint::default();
@@ -550,6 +584,11 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
             ratio(first.sample.wall, floors.add[0].wall),
             ms(first.sample.cpu),
             ratio(first.sample.cpu, floors.status[0].cpu)
+        );
+    }
+    if let Some(line) = local.stop_stages() {
+        println!(
+            "\nWhere a Stop's time goes (local scorer; medians of the `ms` the hook logs per stage): {line}."
         );
     }
     println!();
