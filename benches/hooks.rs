@@ -146,10 +146,8 @@ impl HookEnv {
                 }
             }
         }
-        const ORDER: [&str; 7] = [
-            "prepare", "snapshot", "diff", "select", "payload", "score", "cleanup",
-        ];
-        stages.sort_by_key(|(s, _)| ORDER.iter().position(|o| o == s).unwrap_or(ORDER.len()));
+        let order = jev_preflight::hook::stop::STAGES;
+        stages.sort_by_key(|(s, _)| order.iter().position(|o| o == s).unwrap_or(order.len()));
         let parts: Vec<String> = stages
             .into_iter()
             .map(|(stage, mut values)| {

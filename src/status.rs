@@ -201,6 +201,15 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
         if !facts.is_empty() {
             let _ = writeln!(t, "  {}", facts.join(", "));
         }
+        if let Some(stages) = e.get("ms").and_then(Value::as_object) {
+            let spent: Vec<String> = crate::hook::stop::STAGES
+                .iter()
+                .filter_map(|stage| Some((stage, stages.get(*stage)?.as_f64()?)))
+                .map(|(stage, ms)| format!("{stage} {ms:.0}"))
+                .collect();
+            let total: f64 = stages.values().filter_map(Value::as_f64).sum();
+            let _ = writeln!(t, "  took {total:.0} ms ({})", spent.join(", "));
+        }
         let _ = writeln!(t, "  why: {}", explain(outcome, class));
     }
     t
@@ -215,6 +224,22 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00:00");
         assert_eq!(utc(951_782_400), "2000-02-29 00:00:00");
         assert_eq!(utc(1_767_225_600 + 3661), "2026-01-01 01:01:01");
+    }
+
+    #[test]
+    fn stage_timings_are_shown_in_pipeline_order() {
+        let entry = serde_json::json!({
+            "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
+            "ms": {"score": 4.2, "cleanup": 1.0, "snapshot": 120.4, "prepare": 2.0,
+                   "diff": 5.5, "select": 5.0, "payload": 2.9},
+        });
+        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        assert!(
+            text.contains(
+                "took 141 ms (prepare 2, snapshot 120, diff 6, select 5, payload 3, score 4, cleanup 1)"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

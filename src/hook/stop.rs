@@ -247,6 +247,11 @@ pub(crate) fn finish(
     }
 }
 
+/// The stages a Stop's decision-log entry times (`ms`), in the order they run.
+pub const STAGES: [&str; 7] = [
+    "prepare", "snapshot", "diff", "select", "payload", "score", "cleanup",
+];
+
 /// Milliseconds spent in each stage of one Stop, for the decision log (`status` and anyone
 /// asking why a Stop took long read them there).
 struct Stages {
@@ -263,6 +268,10 @@ impl Stages {
     }
 
     fn lap(&mut self, stage: &str) {
+        debug_assert!(
+            STAGES.contains(&stage),
+            "stage `{stage}` missing from STAGES"
+        );
         let now = std::time::Instant::now();
         let ms = (now - self.last).as_secs_f64() * 1e3;
         self.laps
