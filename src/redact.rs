@@ -6,6 +6,7 @@
 //! keyword of it is seen, so building a [`Redactor`] costs one small automaton. All patterns
 //! run on the `regex` crate, whose matching time is linear in the input.
 
+mod assignment;
 mod rules;
 
 use std::borrow::Cow;
@@ -73,8 +74,6 @@ struct Compiled {
     regex: Regex,
     s: Option<usize>,
     n: Option<usize>,
-    c: Option<usize>,
-    o: Option<usize>,
     v: Option<usize>,
 }
 
@@ -186,8 +185,6 @@ impl Redactor {
             Compiled {
                 s: group("s"),
                 n: group("n"),
-                c: group("c"),
-                o: group("o"),
                 v: group("v"),
                 regex,
             }
@@ -264,9 +261,16 @@ impl Redactor {
         locations: &mut [Option<CaptureLocations>],
     ) -> bool {
         let rule: &Rule = &RULES[index];
-        if rule.check == Check::NearKeyword {
-            self.near_keyword(index, line, offset, spans);
-            return false;
+        match rule.check {
+            Check::NearKeyword => {
+                self.near_keyword(index, line, offset, spans);
+                return false;
+            }
+            Check::Assignment => {
+                assignments(index, line, offset, spans);
+                return false;
+            }
+            _ => {}
         }
         let compiled = self.regex(index);
         let locs = locations[index].get_or_insert_with(|| compiled.regex.capture_locations());
@@ -301,17 +305,8 @@ impl Redactor {
                 Check::Opaque => looks_opaque(target.as_bytes()),
                 Check::BasicAuth => basic_credentials(target.as_bytes()),
                 Check::UrlPassword => !is_placeholder(target.as_bytes()),
-                Check::Assignment => {
-                    if let Some((start, end)) = assignment_value(&caps, compiled, line) {
-                        spans.push(Span {
-                            start: offset + start,
-                            end: offset + end,
-                            rule: index,
-                        });
-                    }
-                    false
-                }
-                Check::NearKeyword => false,
+                // Matched by hand above.
+                Check::Assignment | Check::NearKeyword => false,
                 Check::AttributePair => {
                     let name = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
                     let value = caps.named(compiled.v).map_or(&b""[..], |v| v.as_bytes());
@@ -350,6 +345,25 @@ impl Redactor {
             }
         }
         open
+    }
+}
+
+/// `name <op> value` bindings on a line whose value is a secret. The rule's pattern runs as
+/// the hand-written matcher in [`assignment`], which finds the same matches and groups.
+fn assignments(index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) {
+    let mut words = Vec::new();
+    assignment::word_starts(line, &mut words);
+    let mut at = 0;
+    while let Some(m) = assignment::find_at(line, at, &words) {
+        // Matches are never empty: the name holds a credential word.
+        at = m.end;
+        if let Some((start, end)) = assignment_value(&m, line) {
+            spans.push(Span {
+                start: offset + start,
+                end: offset + end,
+                rule: index,
+            });
+        }
     }
 }
 
@@ -1138,14 +1152,11 @@ const TYPE_WORDS: &[&[u8]] = &[
 ];
 
 /// Finds the byte range of the secret in a generic `name <op> value` match, if it is one.
-fn assignment_value(
-    caps: &Caps<'_, '_>,
-    compiled: &Compiled,
-    line: &[u8],
-) -> Option<(usize, usize)> {
-    let name = caps.named(compiled.n)?;
-    let op = caps.named(compiled.o)?.as_bytes();
-    let value = caps.named(compiled.v)?;
+fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, usize)> {
+    let group = |(start, end): (usize, usize)| Group { line, start, end };
+    let name = group(m.n);
+    let op = group(m.o).as_bytes();
+    let value = group(m.v);
     let op_trim: Vec<u8> = op
         .iter()
         .copied()
@@ -1167,10 +1178,7 @@ fn assignment_value(
     }
     // `,` binds a quoted key to its value (`("api_key", "…")`); after a bare name (a CSV
     // row, or call arguments) only a strongly random value counts.
-    let bare_comma = op_trim == b","
-        && caps
-            .named(compiled.c)
-            .is_none_or(|c| c.as_bytes().is_empty());
+    let bare_comma = op_trim == b"," && m.c.0 == m.c.1;
     // `name Type = value`: the type is a word, never a keyword of the language's control flow.
     if op_trim.len() > 1
         && op_trim[0].is_ascii_alphabetic()
@@ -1551,9 +1559,308 @@ mod tests {
 #[cfg(test)]
 mod rule_tests {
     use super::*;
+    use assignment::Assignment;
+    use proptest::prelude::*;
 
     #[test]
     fn every_rule_compiles() {
         assert_eq!(Redactor::new().compile_all().len(), RULES.len());
+    }
+
+    fn assignment_rule() -> usize {
+        let rules: Vec<usize> = (0..RULES.len())
+            .filter(|&i| RULES[i].check == Check::Assignment)
+            .collect();
+        assert_eq!(rules.len(), 1, "the hand matcher implements one pattern");
+        rules[0]
+    }
+
+    /// One redactor for all cases, so the rule's regex is compiled once.
+    fn shared() -> &'static Redactor {
+        static REDACTOR: OnceLock<Redactor> = OnceLock::new();
+        REDACTOR.get_or_init(Redactor::new)
+    }
+
+    /// The matches of the rule's regex, read the way the regex path did before the hand
+    /// matcher: `captures_read_at` from the end of each match.
+    fn regex_matches(redactor: &Redactor, line: &[u8]) -> Vec<Assignment> {
+        let compiled = redactor.regex(assignment_rule());
+        let group = |name: &str| {
+            compiled
+                .regex
+                .capture_names()
+                .position(|n| n == Some(name))
+                .expect("the pattern names its groups")
+        };
+        let (n, c, o, v) = (group("n"), group("c"), group("o"), group("v"));
+        let mut locs = compiled.regex.capture_locations();
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at <= line.len() {
+            let Some(m) = compiled.regex.captures_read_at(&mut locs, line, at) else {
+                break;
+            };
+            assert!(m.start() < m.end(), "the pattern never matches empty");
+            at = m.end();
+            let get = |g: usize| locs.get(g).expect("every group takes part");
+            out.push(Assignment {
+                start: m.start(),
+                end: m.end(),
+                n: get(n),
+                c: get(c),
+                o: get(o),
+                v: get(v),
+            });
+        }
+        out
+    }
+
+    fn hand_matches(line: &[u8]) -> Vec<Assignment> {
+        let mut words = Vec::new();
+        assignment::word_starts(line, &mut words);
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(m) = assignment::find_at(line, at, &words) {
+            at = m.end;
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn the_hand_matcher_implements_the_rules_pattern() {
+        let rule = &RULES[assignment_rule()];
+        let words: Vec<&str> = assignment::WORDS
+            .iter()
+            .map(|w| std::str::from_utf8(w).unwrap())
+            .collect();
+        let alternation = format!("(?:{})", words.join("|"));
+        assert!(rule.pattern.contains(&alternation), "{}", rule.pattern);
+        assert_eq!(rule.keywords, words.as_slice());
+    }
+
+    #[test]
+    fn hand_matcher_agrees_with_the_regex_on_known_shapes() {
+        let redactor = Redactor::new();
+        for line in [
+            "password = \"hunter2hunter2\"",
+            "+  API_KEY=sk_live_abc123",
+            "token == nil",
+            "if token === undefined || key !== other",
+            "secret: str = os.environ['X']",
+            "password: Option<&'static str> = None",
+            "apiKey: \"abc\", secretKey: 'def'",
+            "\\\"password\\\": \\\"s3cr3tValue\\\"",
+            "pass.=x; key||=y; tok??=z; creds+=w; dsn?=v; secret::=u; key:::=t; key::::=s",
+            "$db.password@host-key_1.=value",
+            "<password>hunter2</password>",
+            "--password hunter2 --token\tabc",
+            "ENV SECRET_KEY value",
+            "String password = \"x\"; char *token = f\"abc{x}\"",
+            "key: `template ${x}`, pwdsn = rb'raw', KEY = Rb\"x\"",
+            "passpasspass keykeykey.=zz tokentoken. = x",
+            "secret\"] = \"value\"",
+            "secret\\'] = 'va\\'lue'",
+            "credential, creds, credentials,",
+            "key = \"unterminated",
+            "key = 'a\\",
+            "token:\t&mut String = x",
+            "key :  a b c = d",
+            "token \t  T = v",
+            "token  x",
+            "token",
+            "",
+        ] {
+            let line = line.as_bytes();
+            assert_eq!(
+                hand_matches(line),
+                regex_matches(&redactor, line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// Pieces of the pattern and of the code around it: names, credential words, closing
+    /// quotes and brackets, blanks, operators, typed operators, quotes and values.
+    const PIECES: &[&str] = &[
+        "pass",
+        "PWD",
+        "Secret",
+        "token",
+        "KEY",
+        "key",
+        "credential",
+        "Creds",
+        "dsn",
+        "pwdsn",
+        "api_",
+        "db.",
+        "$",
+        "@",
+        "-",
+        "_",
+        ".",
+        "x",
+        "Y",
+        "9",
+        "my",
+        "s",
+        "t",
+        "k",
+        "c",
+        "d",
+        "p",
+        "\\",
+        "\"",
+        "'",
+        "`",
+        "]",
+        "[",
+        " ",
+        "  ",
+        "\t",
+        "=",
+        ":",
+        "::",
+        ":::",
+        "::::",
+        "=>",
+        "==",
+        "===",
+        "!=",
+        "!==",
+        "<=",
+        ">=",
+        "||=",
+        "??=",
+        "+=",
+        ".=",
+        "?=",
+        ",",
+        ">",
+        "<",
+        "&",
+        "|",
+        "?",
+        "+",
+        "!",
+        "*",
+        "(",
+        ")",
+        "{",
+        "}",
+        ";",
+        "\n",
+        "\r",
+        "\u{b}",
+        "é",
+        ": str =",
+        ": Option<&'a str> =",
+        " String =",
+        " char* =",
+        "f\"",
+        "rb'",
+        "U\"",
+        "\\\"",
+        "${x}",
+        "abc123XYZ",
+        "s3cr3t",
+        "hunter2",
+    ];
+
+    fn line_from(pieces: Vec<usize>, raw: Vec<u8>) -> Vec<u8> {
+        let mut line = Vec::new();
+        for (i, p) in pieces.into_iter().enumerate() {
+            line.extend_from_slice(PIECES[p].as_bytes());
+            // Now and then a raw byte, which may be invalid UTF-8.
+            if let Some(&b) = raw.get(i)
+                && b % 7 == 0
+            {
+                line.push(b);
+            }
+        }
+        line
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// The hand matcher finds the regex's matches, with the same groups, on lines built
+        /// from the pattern's pieces.
+        #[test]
+        fn hand_matcher_agrees_with_the_regex(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..24),
+            raw in proptest::collection::vec(any::<u8>(), 0..24),
+        ) {
+            let line = line_from(pieces, raw);
+            let redactor = shared();
+            prop_assert_eq!(
+                hand_matches(&line),
+                regex_matches(redactor, &line),
+                "{:?}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+
+        /// The same on lines of arbitrary bytes biased toward the pattern's alphabet.
+        #[test]
+        fn hand_matcher_agrees_with_the_regex_on_noise(
+            line in "[a-zA-Z0-9 \t_.$@:=<>!|?+,;'\"`\\\\\\[\\](){}&*-]{0,40}",
+            word in 0..assignment::WORDS.len(),
+            at in 0usize..40,
+        ) {
+            let mut line = line.into_bytes();
+            let at = at.min(line.len());
+            line.splice(at..at, assignment::WORDS[word].iter().copied());
+            let redactor = shared();
+            prop_assert_eq!(
+                hand_matches(&line),
+                regex_matches(redactor, &line),
+                "{:?}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+    }
+
+    /// Long lines of repeated names stay linear (each tail end is tried once) and agree
+    /// with the regex.
+    #[test]
+    fn hand_matcher_on_long_lines() {
+        let redactor = Redactor::new();
+        for unit in [
+            "key",
+            "keykey.",
+            "key$",
+            "token ",
+            "pass: a b ",
+            "key=\"x",
+            "key '",
+            "secret:=",
+        ] {
+            let line = unit.repeat(60_000 / unit.len());
+            let start = std::time::Instant::now();
+            let hand = hand_matches(line.as_bytes());
+            let took = start.elapsed();
+            assert_eq!(hand, regex_matches(&redactor, line.as_bytes()), "{unit}");
+            assert!(took < std::time::Duration::from_secs(1), "{unit}: {took:?}");
+        }
+    }
+
+    /// The word scan finds every occurrence, overlapping ones included.
+    #[test]
+    fn word_scan_finds_every_occurrence() {
+        let line = b"xPASSwdsnpwDsnKeYtokenCREDentialcredsecrETkeypwd";
+        let mut found = Vec::new();
+        assignment::word_starts(line, &mut found);
+        let mut expected = Vec::new();
+        for i in 0..line.len() {
+            for w in assignment::WORDS {
+                if line[i..].len() >= w.len() && line[i..i + w.len()].eq_ignore_ascii_case(w) {
+                    expected.push((i, i + w.len()));
+                }
+            }
+        }
+        assert_eq!(found, expected);
     }
 }
