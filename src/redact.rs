@@ -1847,12 +1847,7 @@ mod rule_tests {
         }
     }
 
-    /// The word scan finds every occurrence, overlapping ones included.
-    #[test]
-    fn word_scan_finds_every_occurrence() {
-        let line = b"xPASSwdsnpwDsnKeYtokenCREDentialcredsecrETkeypwd";
-        let mut found = Vec::new();
-        assignment::word_starts(line, &mut found);
+    fn every_word(line: &[u8]) -> Vec<(usize, usize)> {
         let mut expected = Vec::new();
         for i in 0..line.len() {
             for w in assignment::WORDS {
@@ -1861,6 +1856,31 @@ mod rule_tests {
                 }
             }
         }
-        assert_eq!(found, expected);
+        expected
+    }
+
+    /// The word scan finds every occurrence, overlapping ones included, wherever it falls
+    /// in the scan's chunks.
+    #[test]
+    fn word_scan_finds_every_occurrence() {
+        let line = b"xPASSwdsnpwDsnKeYtokenCREDentialcredsecrETkeypwd";
+        for shift in 0..40 {
+            let line = [&b"-".repeat(shift)[..], line].concat();
+            let mut found = Vec::new();
+            assignment::word_starts(&line, &mut found);
+            assert_eq!(found, every_word(&line), "{shift}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn word_scan_agrees_with_a_naive_search(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..40),
+        ) {
+            let line = line_from(pieces, Vec::new());
+            let mut found = Vec::new();
+            assignment::word_starts(&line, &mut found);
+            prop_assert_eq!(found, every_word(&line));
+        }
     }
 }
