@@ -13,7 +13,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Anchored, MatchKind};
 use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 
 use rules::{Check, RULES, Rule};
@@ -36,7 +38,8 @@ impl RedactionReport {
 
 /// The compiled redaction rules.
 pub struct Redactor {
-    keywords: AhoCorasick,
+    /// The keyword automaton: ASCII case-insensitive, leftmost-longest.
+    keywords: DFA,
     words: Vec<&'static str>,
     /// For each keyword pattern, the rules it names itself.
     own: Vec<Vec<usize>>,
@@ -124,6 +127,115 @@ impl<'h> Caps<'_, 'h> {
     }
 }
 
+/// The keyword automaton. Without a prefilter only dead and match states are special, which
+/// [`keyword_hits`] relies on.
+fn keyword_automaton(words: &[&str]) -> DFA {
+    DFA::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostLongest)
+        .prefilter(false)
+        .build(words)
+        .expect("the keyword list is small and valid")
+}
+
+/// A keyword match: where it starts and ends, and which keyword it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hit {
+    start: usize,
+    end: usize,
+    pattern: usize,
+}
+
+/// One leftmost-longest search of the keyword automaton over `at..end`, restarted after
+/// each match as `find_iter` does.
+struct Search {
+    at: usize,
+    end: usize,
+    state: aho_corasick::automaton::StateID,
+    /// The longest match seen since the search (re)started.
+    pending: Option<Hit>,
+    done: bool,
+}
+
+impl Search {
+    fn new(dfa: &DFA, at: usize, end: usize) -> Search {
+        Search {
+            at,
+            end,
+            state: dfa
+                .start_state(Anchored::No)
+                .expect("unanchored searches are supported"),
+            pending: None,
+            done: at >= end,
+        }
+    }
+
+    /// Reads one byte.
+    #[inline(always)]
+    fn step(&mut self, dfa: &DFA, haystack: &[u8], hits: &mut Vec<Hit>) {
+        self.state = dfa.next_state(Anchored::No, self.state, haystack[self.at]);
+        self.at += 1;
+        if dfa.is_special(self.state) {
+            if dfa.is_dead(self.state) {
+                self.restart(dfa, hits);
+            } else if dfa.is_match(self.state) {
+                let pattern = dfa.match_pattern(self.state, 0);
+                self.pending = Some(Hit {
+                    start: self.at - dfa.pattern_len(pattern),
+                    end: self.at,
+                    pattern: pattern.as_usize(),
+                });
+            }
+        }
+        if self.at >= self.end && !self.done {
+            self.restart(dfa, hits);
+        }
+    }
+
+    /// Reports the pending match and searches again from its end; without one, the search
+    /// is over (the automaton dies only after a match, or the end was reached).
+    fn restart(&mut self, dfa: &DFA, hits: &mut Vec<Hit>) {
+        match self.pending.take() {
+            Some(hit) => {
+                hits.push(hit);
+                self.at = hit.end;
+                self.state = dfa
+                    .start_state(Anchored::No)
+                    .expect("unanchored searches are supported");
+                self.done = self.at >= self.end;
+            }
+            None => self.done = true,
+        }
+    }
+}
+
+/// The keyword matches of `find_iter` over `bytes`, found by two searches run side by side
+/// over the halves of the text, split after a newline. A keyword holds no newline, so no
+/// match crosses the split and each half's matches are the whole text's there. Each step of
+/// a search waits on the previous one's table lookup; two independent searches overlap
+/// those waits.
+fn keyword_hits(dfa: &DFA, bytes: &[u8]) -> Vec<Hit> {
+    let split = bytes[bytes.len() / 2..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| bytes.len() / 2 + p + 1);
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    let mut a = Search::new(dfa, 0, split);
+    let mut b = Search::new(dfa, split, bytes.len());
+    while !a.done && !b.done {
+        a.step(dfa, bytes, &mut first);
+        b.step(dfa, bytes, &mut second);
+    }
+    while !a.done {
+        a.step(dfa, bytes, &mut first);
+    }
+    while !b.done {
+        b.step(dfa, bytes, &mut second);
+    }
+    first.append(&mut second);
+    first
+}
+
 /// Longest run of lines a PEM body may span before we stop treating lines as key material.
 const PEM_MAX_LINES: usize = 200;
 
@@ -142,12 +254,7 @@ impl Redactor {
                 }
             }
         }
-        let keywords = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&words)
-            .expect("the keyword list is small and valid");
+        let keywords = keyword_automaton(&words);
         Redactor {
             keywords,
             triggers: words.iter().map(|_| OnceLock::new()).collect(),
@@ -208,7 +315,7 @@ impl Redactor {
     pub fn redact<'a>(&self, text: &'a str, report: &mut RedactionReport) -> Cow<'a, str> {
         let bytes = text.as_bytes();
         let mut spans: Vec<Span> = Vec::new();
-        let mut hits = self.keywords.find_iter(bytes).peekable();
+        let mut hits = keyword_hits(&self.keywords, bytes).into_iter().peekable();
         // Lines up to this offset were already handled (as a PEM body).
         let mut done = 0usize;
         let mut rules_on_line: Vec<usize> = Vec::new();
@@ -216,21 +323,21 @@ impl Redactor {
         let mut locations: Vec<Option<CaptureLocations>> = Vec::new();
         locations.resize_with(RULES.len(), || None);
         while let Some(hit) = hits.next() {
-            if hit.start() < done {
+            if hit.start < done {
                 continue;
             }
-            let line_start = bytes[..hit.start()]
+            let line_start = bytes[..hit.start]
                 .iter()
                 .rposition(|&b| b == b'\n')
                 .map_or(0, |p| p + 1);
-            let line_end = line_end(bytes, hit.start());
+            let line_end = line_end(bytes, hit.start);
             rules_on_line.clear();
-            rules_on_line.extend_from_slice(self.triggers(hit.pattern().as_usize()));
+            rules_on_line.extend_from_slice(self.triggers(hit.pattern));
             while let Some(next) = hits.peek() {
-                if next.start() >= line_end {
+                if next.start >= line_end {
                     break;
                 }
-                rules_on_line.extend_from_slice(self.triggers(next.pattern().as_usize()));
+                rules_on_line.extend_from_slice(self.triggers(next.pattern));
                 hits.next();
             }
             rules_on_line.sort_unstable();
@@ -1844,6 +1951,86 @@ mod rule_tests {
             let took = start.elapsed();
             assert_eq!(hand, regex_matches(&redactor, line.as_bytes()), "{unit}");
             assert!(took < std::time::Duration::from_secs(1), "{unit}: {took:?}");
+        }
+    }
+
+    /// The matches of the keyword automaton as the library's own iterator finds them.
+    fn library_hits(redactor: &Redactor, text: &[u8]) -> Vec<Hit> {
+        static AUTOMATON: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+        let automaton = AUTOMATON.get_or_init(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&redactor.words)
+                .expect("keywords")
+        });
+        automaton
+            .find_iter(text)
+            .map(|m| Hit {
+                start: m.start(),
+                end: m.end(),
+                pattern: m.pattern().as_usize(),
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The two-search keyword scan finds the library iterator's matches, wherever the
+        /// newlines (and so the split) fall.
+        #[test]
+        fn keyword_scan_agrees_with_the_library(
+            pieces in proptest::collection::vec((0usize..400, any::<u8>(), any::<bool>()), 0..60),
+        ) {
+            let redactor = shared();
+            let mut text = Vec::new();
+            for (piece, byte, upper) in pieces {
+                match redactor.words.get(piece) {
+                    Some(word) if upper => text.extend(word.bytes().map(|b| b.to_ascii_uppercase())),
+                    Some(word) => text.extend_from_slice(word.as_bytes()),
+                    None if piece % 3 == 0 => text.push(b'\n'),
+                    None => text.push(byte),
+                }
+            }
+            prop_assert_eq!(
+                keyword_hits(&redactor.keywords, &text),
+                library_hits(redactor, &text)
+            );
+        }
+    }
+
+    #[test]
+    fn keyword_scan_agrees_with_the_library_on_corpus_text() {
+        let redactor = shared();
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut text = String::new();
+        for name in [
+            "secrets.txt",
+            "lookalikes.txt",
+            "heldout.txt",
+            "heldout-fresh.txt",
+        ] {
+            text.push_str(
+                &std::fs::read_to_string(format!("{root}/testdata/redact/{name}"))
+                    .expect("corpus file"),
+            );
+        }
+        let text = text.as_bytes();
+        for cut in [
+            0,
+            1,
+            text.len() / 3,
+            text.len() / 2,
+            text.len() - 1,
+            text.len(),
+        ] {
+            for part in [&text[..cut], &text[cut..]] {
+                assert_eq!(
+                    keyword_hits(&redactor.keywords, part),
+                    library_hits(redactor, part)
+                );
+            }
         }
     }
 
