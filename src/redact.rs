@@ -667,7 +667,10 @@ fn pem_material(line: &[u8]) -> Option<usize> {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    // The first byte decides most windows without a call to compare slices.
+    haystack
+        .windows(needle.len())
+        .position(|w| w[0] == needle[0] && w == needle)
 }
 
 /// Builds the output from non-overlapping spans; overlapping spans merge and keep the marker
