@@ -169,8 +169,11 @@ pub(crate) fn word_starts(line: &[u8], out: &mut Vec<(usize, usize)>) {
         }
         base += CHUNK;
     }
-    for i in base..line.len() {
-        if let Some(end) = word_at(line, i) {
+    // The last bytes; a word is at least three bytes long, so none starts at the last one.
+    for i in base..line.len().saturating_sub(1) {
+        if begins_word(line[i], line[i + 1])
+            && let Some(end) = word_at(line, i)
+        {
             out.push((i, i + end));
         }
     }
