@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use jev_preflight::diff::{Change, Status};
 use jev_preflight::payload::{self, Oversize, SizePolicy};
 use jev_preflight::redact::{RedactionReport, Redactor};
+use sha2::{Digest, Sha256};
 
 const TARGET_BYTES: usize = 4 * 1024 * 1024;
 
@@ -158,12 +159,28 @@ fn main() {
     let start = Instant::now();
     let redactor = Redactor::new();
     let mut report = RedactionReport::default();
-    black_box(redactor.redact(&text, &mut report));
+    let out = black_box(redactor.redact(&text, &mut report));
     let cold = start.elapsed();
     println!(
         "first redaction (new + lazy rule compilation + pass): {cold:?} on {mib:.2} MiB, {} markers",
         report.total()
     );
+    // A fingerprint of the output, so a speed-up can be checked to change no byte of it.
+    let digest: String = Sha256::digest(out.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let counts: Vec<String> = report
+        .counts
+        .iter()
+        .map(|(id, n)| format!("{id}={n}"))
+        .collect();
+    println!(
+        "redacted output: sha256 {digest}, {} bytes; markers: {}",
+        out.len(),
+        counts.join(" ")
+    );
+    drop(out);
 
     let (wall, cpu): (Vec<Duration>, Vec<Duration>) = (0..9)
         .map(|_| {

@@ -3,16 +3,21 @@
 //! One pass finds every keyword of every rule (an Aho-Corasick automaton over the whole
 //! text, ASCII case-insensitive). Only lines holding a keyword are examined further, and only
 //! with the rules those keywords belong to; each rule's regex is compiled the first time a
-//! keyword of it is seen, so building a [`Redactor`] costs one small automaton. All patterns
-//! run on the `regex` crate, whose matching time is linear in the input.
+//! keyword of it is seen, so building a [`Redactor`] costs one small automaton. Patterns run
+//! on the `regex` crate, whose matching time is linear in the input, except the two that see
+//! every line naming a credential: `generic-secret` and `secret-near-keyword` run as
+//! hand-written scans of their patterns, which stay in the rule table as the reference.
 
+mod assignment;
 mod rules;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Anchored, MatchKind};
 use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 
 use rules::{Check, RULES, Rule};
@@ -35,7 +40,8 @@ impl RedactionReport {
 
 /// The compiled redaction rules.
 pub struct Redactor {
-    keywords: AhoCorasick,
+    /// The keyword automaton: ASCII case-insensitive, leftmost-longest.
+    keywords: DFA,
     words: Vec<&'static str>,
     /// For each keyword pattern, the rules it names itself.
     own: Vec<Vec<usize>>,
@@ -73,8 +79,6 @@ struct Compiled {
     regex: Regex,
     s: Option<usize>,
     n: Option<usize>,
-    c: Option<usize>,
-    o: Option<usize>,
     v: Option<usize>,
 }
 
@@ -125,6 +129,115 @@ impl<'h> Caps<'_, 'h> {
     }
 }
 
+/// The keyword automaton. Without a prefilter only dead and match states are special, which
+/// [`keyword_hits`] relies on.
+fn keyword_automaton(words: &[&str]) -> DFA {
+    DFA::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostLongest)
+        .prefilter(false)
+        .build(words)
+        .expect("the keyword list is small and valid")
+}
+
+/// A keyword match: where it starts and ends, and which keyword it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hit {
+    start: usize,
+    end: usize,
+    pattern: usize,
+}
+
+/// One leftmost-longest search of the keyword automaton over `at..end`, restarted after
+/// each match as `find_iter` does.
+struct Search {
+    at: usize,
+    end: usize,
+    state: aho_corasick::automaton::StateID,
+    /// The longest match seen since the search (re)started.
+    pending: Option<Hit>,
+    done: bool,
+}
+
+impl Search {
+    fn new(dfa: &DFA, at: usize, end: usize) -> Search {
+        Search {
+            at,
+            end,
+            state: dfa
+                .start_state(Anchored::No)
+                .expect("unanchored searches are supported"),
+            pending: None,
+            done: at >= end,
+        }
+    }
+
+    /// Reads one byte.
+    #[inline(always)]
+    fn step(&mut self, dfa: &DFA, haystack: &[u8], hits: &mut Vec<Hit>) {
+        self.state = dfa.next_state(Anchored::No, self.state, haystack[self.at]);
+        self.at += 1;
+        if dfa.is_special(self.state) {
+            if dfa.is_dead(self.state) {
+                self.restart(dfa, hits);
+            } else if dfa.is_match(self.state) {
+                let pattern = dfa.match_pattern(self.state, 0);
+                self.pending = Some(Hit {
+                    start: self.at - dfa.pattern_len(pattern),
+                    end: self.at,
+                    pattern: pattern.as_usize(),
+                });
+            }
+        }
+        if self.at >= self.end && !self.done {
+            self.restart(dfa, hits);
+        }
+    }
+
+    /// Reports the pending match and searches again from its end; without one, the search
+    /// is over (the automaton dies only after a match, or the end was reached).
+    fn restart(&mut self, dfa: &DFA, hits: &mut Vec<Hit>) {
+        match self.pending.take() {
+            Some(hit) => {
+                hits.push(hit);
+                self.at = hit.end;
+                self.state = dfa
+                    .start_state(Anchored::No)
+                    .expect("unanchored searches are supported");
+                self.done = self.at >= self.end;
+            }
+            None => self.done = true,
+        }
+    }
+}
+
+/// The keyword matches of `find_iter` over `bytes`, found by two searches run side by side
+/// over the halves of the text, split after a newline. A keyword holds no newline, so no
+/// match crosses the split and each half's matches are the whole text's there. Each step of
+/// a search waits on the previous one's table lookup; two independent searches overlap
+/// those waits.
+fn keyword_hits(dfa: &DFA, bytes: &[u8]) -> Vec<Hit> {
+    let split = bytes[bytes.len() / 2..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| bytes.len() / 2 + p + 1);
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    let mut a = Search::new(dfa, 0, split);
+    let mut b = Search::new(dfa, split, bytes.len());
+    while !a.done && !b.done {
+        a.step(dfa, bytes, &mut first);
+        b.step(dfa, bytes, &mut second);
+    }
+    while !a.done {
+        a.step(dfa, bytes, &mut first);
+    }
+    while !b.done {
+        b.step(dfa, bytes, &mut second);
+    }
+    first.append(&mut second);
+    first
+}
+
 /// Longest run of lines a PEM body may span before we stop treating lines as key material.
 const PEM_MAX_LINES: usize = 200;
 
@@ -143,12 +256,7 @@ impl Redactor {
                 }
             }
         }
-        let keywords = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&words)
-            .expect("the keyword list is small and valid");
+        let keywords = keyword_automaton(&words);
         Redactor {
             keywords,
             triggers: words.iter().map(|_| OnceLock::new()).collect(),
@@ -186,8 +294,6 @@ impl Redactor {
             Compiled {
                 s: group("s"),
                 n: group("n"),
-                c: group("c"),
-                o: group("o"),
                 v: group("v"),
                 regex,
             }
@@ -211,7 +317,7 @@ impl Redactor {
     pub fn redact<'a>(&self, text: &'a str, report: &mut RedactionReport) -> Cow<'a, str> {
         let bytes = text.as_bytes();
         let mut spans: Vec<Span> = Vec::new();
-        let mut hits = self.keywords.find_iter(bytes).peekable();
+        let mut hits = keyword_hits(&self.keywords, bytes).into_iter().peekable();
         // Lines up to this offset were already handled (as a PEM body).
         let mut done = 0usize;
         let mut rules_on_line: Vec<usize> = Vec::new();
@@ -219,21 +325,21 @@ impl Redactor {
         let mut locations: Vec<Option<CaptureLocations>> = Vec::new();
         locations.resize_with(RULES.len(), || None);
         while let Some(hit) = hits.next() {
-            if hit.start() < done {
+            if hit.start < done {
                 continue;
             }
-            let line_start = bytes[..hit.start()]
+            let line_start = bytes[..hit.start]
                 .iter()
                 .rposition(|&b| b == b'\n')
                 .map_or(0, |p| p + 1);
-            let line_end = line_end(bytes, hit.start());
+            let line_end = line_end(bytes, hit.start);
             rules_on_line.clear();
-            rules_on_line.extend_from_slice(self.triggers(hit.pattern().as_usize()));
+            rules_on_line.extend_from_slice(self.triggers(hit.pattern));
             while let Some(next) = hits.peek() {
-                if next.start() >= line_end {
+                if next.start >= line_end {
                     break;
                 }
-                rules_on_line.extend_from_slice(self.triggers(next.pattern().as_usize()));
+                rules_on_line.extend_from_slice(self.triggers(next.pattern));
                 hits.next();
             }
             rules_on_line.sort_unstable();
@@ -264,9 +370,16 @@ impl Redactor {
         locations: &mut [Option<CaptureLocations>],
     ) -> bool {
         let rule: &Rule = &RULES[index];
-        if rule.check == Check::NearKeyword {
-            self.near_keyword(index, line, offset, spans);
-            return false;
+        match rule.check {
+            Check::NearKeyword => {
+                self.near_keyword(index, line, offset, spans);
+                return false;
+            }
+            Check::Assignment => {
+                assignments(index, line, offset, spans);
+                return false;
+            }
+            _ => {}
         }
         let compiled = self.regex(index);
         let locs = locations[index].get_or_insert_with(|| compiled.regex.capture_locations());
@@ -301,17 +414,8 @@ impl Redactor {
                 Check::Opaque => looks_opaque(target.as_bytes()),
                 Check::BasicAuth => basic_credentials(target.as_bytes()),
                 Check::UrlPassword => !is_placeholder(target.as_bytes()),
-                Check::Assignment => {
-                    if let Some((start, end)) = assignment_value(&caps, compiled, line) {
-                        spans.push(Span {
-                            start: offset + start,
-                            end: offset + end,
-                            rule: index,
-                        });
-                    }
-                    false
-                }
-                Check::NearKeyword => false,
+                // Matched by hand above.
+                Check::Assignment | Check::NearKeyword => false,
                 Check::AttributePair => {
                     let name = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
                     let value = caps.named(compiled.v).map_or(&b""[..], |v| v.as_bytes());
@@ -350,6 +454,25 @@ impl Redactor {
             }
         }
         open
+    }
+}
+
+/// `name <op> value` bindings on a line whose value is a secret. The rule's pattern runs as
+/// the hand-written matcher in [`assignment`], which finds the same matches and groups.
+fn assignments(index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) {
+    let mut words = Vec::new();
+    assignment::word_starts(line, &mut words);
+    let mut at = 0;
+    while let Some(m) = assignment::find_at(line, at, &words) {
+        // Matches are never empty: the name holds a credential word.
+        at = m.end;
+        if let Some((start, end)) = assignment_value(&m, line) {
+            spans.push(Span {
+                start: offset + start,
+                end: offset + end,
+                rule: index,
+            });
+        }
     }
 }
 
@@ -546,7 +669,10 @@ fn pem_material(line: &[u8]) -> Option<usize> {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    // The first byte decides most windows without a call to compare slices.
+    haystack
+        .windows(needle.len())
+        .position(|w| w[0] == needle[0] && w == needle)
 }
 
 /// Builds the output from non-overlapping spans; overlapping spans merge and keep the marker
@@ -1138,14 +1264,11 @@ const TYPE_WORDS: &[&[u8]] = &[
 ];
 
 /// Finds the byte range of the secret in a generic `name <op> value` match, if it is one.
-fn assignment_value(
-    caps: &Caps<'_, '_>,
-    compiled: &Compiled,
-    line: &[u8],
-) -> Option<(usize, usize)> {
-    let name = caps.named(compiled.n)?;
-    let op = caps.named(compiled.o)?.as_bytes();
-    let value = caps.named(compiled.v)?;
+fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, usize)> {
+    let group = |(start, end): (usize, usize)| Group { line, start, end };
+    let name = group(m.n);
+    let op = group(m.o).as_bytes();
+    let value = group(m.v);
     let op_trim: Vec<u8> = op
         .iter()
         .copied()
@@ -1167,10 +1290,7 @@ fn assignment_value(
     }
     // `,` binds a quoted key to its value (`("api_key", "…")`); after a bare name (a CSV
     // row, or call arguments) only a strongly random value counts.
-    let bare_comma = op_trim == b","
-        && caps
-            .named(compiled.c)
-            .is_none_or(|c| c.as_bytes().is_empty());
+    let bare_comma = op_trim == b"," && m.c.0 == m.c.1;
     // `name Type = value`: the type is a word, never a keyword of the language's control flow.
     if op_trim.len() > 1
         && op_trim[0].is_ascii_alphabetic()
@@ -1551,9 +1671,408 @@ mod tests {
 #[cfg(test)]
 mod rule_tests {
     use super::*;
+    use assignment::Assignment;
+    use proptest::prelude::*;
 
     #[test]
     fn every_rule_compiles() {
         assert_eq!(Redactor::new().compile_all().len(), RULES.len());
+    }
+
+    fn assignment_rule() -> usize {
+        let rules: Vec<usize> = (0..RULES.len())
+            .filter(|&i| RULES[i].check == Check::Assignment)
+            .collect();
+        assert_eq!(rules.len(), 1, "the hand matcher implements one pattern");
+        rules[0]
+    }
+
+    /// One redactor for all cases, so the rule's regex is compiled once.
+    fn shared() -> &'static Redactor {
+        static REDACTOR: OnceLock<Redactor> = OnceLock::new();
+        REDACTOR.get_or_init(Redactor::new)
+    }
+
+    /// The matches of the rule's regex, read the way the regex path did before the hand
+    /// matcher: `captures_read_at` from the end of each match.
+    fn regex_matches(redactor: &Redactor, line: &[u8]) -> Vec<Assignment> {
+        let compiled = redactor.regex(assignment_rule());
+        let group = |name: &str| {
+            compiled
+                .regex
+                .capture_names()
+                .position(|n| n == Some(name))
+                .expect("the pattern names its groups")
+        };
+        let (n, c, o, v) = (group("n"), group("c"), group("o"), group("v"));
+        let mut locs = compiled.regex.capture_locations();
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at <= line.len() {
+            let Some(m) = compiled.regex.captures_read_at(&mut locs, line, at) else {
+                break;
+            };
+            assert!(m.start() < m.end(), "the pattern never matches empty");
+            at = m.end();
+            let get = |g: usize| locs.get(g).expect("every group takes part");
+            out.push(Assignment {
+                start: m.start(),
+                end: m.end(),
+                n: get(n),
+                c: get(c),
+                o: get(o),
+                v: get(v),
+            });
+        }
+        out
+    }
+
+    fn hand_matches(line: &[u8]) -> Vec<Assignment> {
+        let mut words = Vec::new();
+        assignment::word_starts(line, &mut words);
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(m) = assignment::find_at(line, at, &words) {
+            at = m.end;
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn the_hand_matcher_implements_the_rules_pattern() {
+        let rule = &RULES[assignment_rule()];
+        let words: Vec<&str> = assignment::WORDS
+            .iter()
+            .map(|w| std::str::from_utf8(w).unwrap())
+            .collect();
+        let alternation = format!("(?:{})", words.join("|"));
+        assert!(rule.pattern.contains(&alternation), "{}", rule.pattern);
+        assert_eq!(rule.keywords, words.as_slice());
+    }
+
+    #[test]
+    fn hand_matcher_agrees_with_the_regex_on_known_shapes() {
+        let redactor = Redactor::new();
+        for line in [
+            "password = \"hunter2hunter2\"",
+            "+  API_KEY=sk_live_abc123",
+            "token == nil",
+            "if token === undefined || key !== other",
+            "secret: str = os.environ['X']",
+            "password: Option<&'static str> = None",
+            "apiKey: \"abc\", secretKey: 'def'",
+            "\\\"password\\\": \\\"s3cr3tValue\\\"",
+            "pass.=x; key||=y; tok??=z; creds+=w; dsn?=v; secret::=u; key:::=t; key::::=s",
+            "$db.password@host-key_1.=value",
+            "<password>hunter2</password>",
+            "--password hunter2 --token\tabc",
+            "ENV SECRET_KEY value",
+            "String password = \"x\"; char *token = f\"abc{x}\"",
+            "key: `template ${x}`, pwdsn = rb'raw', KEY = Rb\"x\"",
+            "passpasspass keykeykey.=zz tokentoken. = x",
+            "secret\"] = \"value\"",
+            "secret\\'] = 'va\\'lue'",
+            "credential, creds, credentials,",
+            "key = \"unterminated",
+            "key = 'a\\",
+            "token:\t&mut String = x",
+            "key :  a b c = d",
+            "token \t  T = v",
+            "token  x",
+            "token",
+            "",
+        ] {
+            let line = line.as_bytes();
+            assert_eq!(
+                hand_matches(line),
+                regex_matches(&redactor, line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    /// Pieces of the pattern and of the code around it: names, credential words, closing
+    /// quotes and brackets, blanks, operators, typed operators, quotes and values.
+    const PIECES: &[&str] = &[
+        "pass",
+        "PWD",
+        "Secret",
+        "token",
+        "KEY",
+        "key",
+        "credential",
+        "Creds",
+        "dsn",
+        "pwdsn",
+        "api_",
+        "db.",
+        "$",
+        "@",
+        "-",
+        "_",
+        ".",
+        "x",
+        "Y",
+        "9",
+        "my",
+        "s",
+        "t",
+        "k",
+        "c",
+        "d",
+        "p",
+        "\\",
+        "\"",
+        "'",
+        "`",
+        "]",
+        "[",
+        " ",
+        "  ",
+        "\t",
+        "=",
+        ":",
+        "::",
+        ":::",
+        "::::",
+        "=>",
+        "==",
+        "===",
+        "!=",
+        "!==",
+        "<=",
+        ">=",
+        "||=",
+        "??=",
+        "+=",
+        ".=",
+        "?=",
+        ",",
+        ">",
+        "<",
+        "&",
+        "|",
+        "?",
+        "+",
+        "!",
+        "*",
+        "(",
+        ")",
+        "{",
+        "}",
+        ";",
+        "\n",
+        "\r",
+        "\u{b}",
+        "é",
+        ": str =",
+        ": Option<&'a str> =",
+        " String =",
+        " char* =",
+        "f\"",
+        "rb'",
+        "U\"",
+        "\\\"",
+        "${x}",
+        "abc123XYZ",
+        "s3cr3t",
+        "hunter2",
+    ];
+
+    fn line_from(pieces: Vec<usize>, raw: Vec<u8>) -> Vec<u8> {
+        let mut line = Vec::new();
+        for (i, p) in pieces.into_iter().enumerate() {
+            line.extend_from_slice(PIECES[p].as_bytes());
+            // Now and then a raw byte, which may be invalid UTF-8.
+            if let Some(&b) = raw.get(i)
+                && b % 7 == 0
+            {
+                line.push(b);
+            }
+        }
+        line
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// The hand matcher finds the regex's matches, with the same groups, on lines built
+        /// from the pattern's pieces.
+        #[test]
+        fn hand_matcher_agrees_with_the_regex(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..24),
+            raw in proptest::collection::vec(any::<u8>(), 0..24),
+        ) {
+            let line = line_from(pieces, raw);
+            let redactor = shared();
+            prop_assert_eq!(
+                hand_matches(&line),
+                regex_matches(redactor, &line),
+                "{:?}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+
+        /// The same on lines of arbitrary bytes biased toward the pattern's alphabet.
+        #[test]
+        fn hand_matcher_agrees_with_the_regex_on_noise(
+            line in "[a-zA-Z0-9 \t_.$@:=<>!|?+,;'\"`\\\\\\[\\](){}&*-]{0,40}",
+            word in 0..assignment::WORDS.len(),
+            at in 0usize..40,
+        ) {
+            let mut line = line.into_bytes();
+            let at = at.min(line.len());
+            line.splice(at..at, assignment::WORDS[word].iter().copied());
+            let redactor = shared();
+            prop_assert_eq!(
+                hand_matches(&line),
+                regex_matches(redactor, &line),
+                "{:?}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+    }
+
+    /// Long lines of repeated names stay linear (each tail end is tried once) and agree
+    /// with the regex.
+    #[test]
+    fn hand_matcher_on_long_lines() {
+        let redactor = Redactor::new();
+        for unit in [
+            "key",
+            "keykey.",
+            "key$",
+            "token ",
+            "pass: a b ",
+            "key=\"x",
+            "key '",
+            "secret:=",
+        ] {
+            let line = unit.repeat(60_000 / unit.len());
+            let start = std::time::Instant::now();
+            let hand = hand_matches(line.as_bytes());
+            let took = start.elapsed();
+            assert_eq!(hand, regex_matches(&redactor, line.as_bytes()), "{unit}");
+            assert!(took < std::time::Duration::from_secs(1), "{unit}: {took:?}");
+        }
+    }
+
+    /// The matches of the keyword automaton as the library's own iterator finds them.
+    fn library_hits(redactor: &Redactor, text: &[u8]) -> Vec<Hit> {
+        static AUTOMATON: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+        let automaton = AUTOMATON.get_or_init(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&redactor.words)
+                .expect("keywords")
+        });
+        automaton
+            .find_iter(text)
+            .map(|m| Hit {
+                start: m.start(),
+                end: m.end(),
+                pattern: m.pattern().as_usize(),
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The two-search keyword scan finds the library iterator's matches, wherever the
+        /// newlines (and so the split) fall.
+        #[test]
+        fn keyword_scan_agrees_with_the_library(
+            pieces in proptest::collection::vec((0usize..400, any::<u8>(), any::<bool>()), 0..60),
+        ) {
+            let redactor = shared();
+            let mut text = Vec::new();
+            for (piece, byte, upper) in pieces {
+                match redactor.words.get(piece) {
+                    Some(word) if upper => text.extend(word.bytes().map(|b| b.to_ascii_uppercase())),
+                    Some(word) => text.extend_from_slice(word.as_bytes()),
+                    None if piece % 3 == 0 => text.push(b'\n'),
+                    None => text.push(byte),
+                }
+            }
+            prop_assert_eq!(
+                keyword_hits(&redactor.keywords, &text),
+                library_hits(redactor, &text)
+            );
+        }
+    }
+
+    #[test]
+    fn keyword_scan_agrees_with_the_library_on_corpus_text() {
+        let redactor = shared();
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut text = String::new();
+        for name in [
+            "secrets.txt",
+            "lookalikes.txt",
+            "heldout.txt",
+            "heldout-fresh.txt",
+        ] {
+            text.push_str(
+                &std::fs::read_to_string(format!("{root}/testdata/redact/{name}"))
+                    .expect("corpus file"),
+            );
+        }
+        let text = text.as_bytes();
+        for cut in [
+            0,
+            1,
+            text.len() / 3,
+            text.len() / 2,
+            text.len() - 1,
+            text.len(),
+        ] {
+            for part in [&text[..cut], &text[cut..]] {
+                assert_eq!(
+                    keyword_hits(&redactor.keywords, part),
+                    library_hits(redactor, part)
+                );
+            }
+        }
+    }
+
+    fn every_word(line: &[u8]) -> Vec<(usize, usize)> {
+        let mut expected = Vec::new();
+        for i in 0..line.len() {
+            for w in assignment::WORDS {
+                if line[i..].len() >= w.len() && line[i..i + w.len()].eq_ignore_ascii_case(w) {
+                    expected.push((i, i + w.len()));
+                }
+            }
+        }
+        expected
+    }
+
+    /// The word scan finds every occurrence, overlapping ones included, wherever it falls
+    /// in the scan's chunks.
+    #[test]
+    fn word_scan_finds_every_occurrence() {
+        let line = b"xPASSwdsnpwDsnKeYtokenCREDentialcredsecrETkeypwd";
+        for shift in 0..40 {
+            let line = [&b"-".repeat(shift)[..], line].concat();
+            let mut found = Vec::new();
+            assignment::word_starts(&line, &mut found);
+            assert_eq!(found, every_word(&line), "{shift}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn word_scan_agrees_with_a_naive_search(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..40),
+        ) {
+            let line = line_from(pieces, Vec::new());
+            let mut found = Vec::new();
+            assignment::word_starts(&line, &mut found);
+            prop_assert_eq!(found, every_word(&line));
+        }
     }
 }

@@ -747,6 +747,8 @@ pub(crate) static RULES: &[Rule] = &[
         check: Check::UrlPassword,
     },
     // Generic assignments: a credential-like name bound to a secret-looking value.
+    // `Redactor` runs this pattern as the hand-written matcher in `assignment.rs`; tests check
+    // the matcher against the pattern, so a change here must be made there too.
     Rule {
         id: "generic-secret",
         keywords: &[
