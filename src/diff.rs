@@ -69,18 +69,9 @@ pub fn diff(
     let mut changes = if base.tree == head.tree {
         Vec::new()
     } else {
-        let dirs = Dirs::for_read(store)?;
-        let runner = Runner {
-            git,
-            repo,
-            dirs: &dirs,
-            filters: &[],
-        };
-        let mut args = diff_args("diff-tree");
-        args.extend([base.tree.as_str(), head.tree.as_str(), "--"]);
-        let mut cmd = runner.git(Access::Read, &args)?;
-        repo.without_index(&mut cmd);
-        parse::parse(&runner.git_output(cmd, None)?)?
+        // Two trees: the command needs no index at all.
+        let args = [base.tree.as_str(), head.tree.as_str(), "--"];
+        private_diff(git, repo, store, "diff-tree", &args, false)?
     };
     merge_oversized(repo, &mut changes, &base.oversized, &head.oversized);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
@@ -122,6 +113,23 @@ pub fn diff_index(
     base_tree: &str,
     oversized: &[OversizedFile],
 ) -> Result<Vec<Change>, GitError> {
+    let args = ["--cached", base_tree, "--"];
+    let mut changes = private_diff(git, repo, store, "diff-index", &args, true)?;
+    merge_oversized(repo, &mut changes, &[], oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// Runs `command` with the fixed options and `args` on the objects of `store` (and, with
+/// `index`, its private index), and parses the three views.
+fn private_diff(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    command: &str,
+    args: &[&str],
+    index: bool,
+) -> Result<Vec<Change>, GitError> {
     let dirs = Dirs::for_read(store)?;
     let runner = Runner {
         git,
@@ -129,13 +137,13 @@ pub fn diff_index(
         dirs: &dirs,
         filters: &[],
     };
-    let mut args = diff_args("diff-index");
-    args.extend(["--cached", base_tree, "--"]);
-    let cmd = runner.git(Access::Read, &args)?;
-    let mut changes = parse::parse(&runner.git_output(cmd, None)?)?;
-    merge_oversized(repo, &mut changes, &[], oversized);
-    changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(changes)
+    let mut all = diff_args(command);
+    all.extend_from_slice(args);
+    let mut cmd = runner.git(Access::Read, &all)?;
+    if !index {
+        repo.without_index(&mut cmd);
+    }
+    parse::parse(&runner.git_output(cmd, None)?)
 }
 
 /// `command` with the fixed options, paths quoted the one way the parser reads them.

@@ -81,25 +81,20 @@ pub fn take(
     store: &PrivateStore,
     options: &SnapshotOptions,
 ) -> Result<Snapshot, GitError> {
-    let dirs = Dirs::prepare(store, repo)?;
-    let run = Runner {
-        git,
-        repo,
-        dirs: &dirs,
-        filters: &repo.filters,
-    };
-    let index_before = index_identity(&dirs.index);
-    let (restaged, oversized) = stage_into(&run, options)?;
-    if !restaged && let Some(tree) = run.reusable_tree(index_before) {
-        // Nothing changed since the last tree of this private index: it is still the tree.
-        return Ok(Snapshot { tree, oversized });
-    }
+    with_runner(git, repo, store, |run| {
+        let index_before = index_identity(&run.dirs.index);
+        let (restaged, oversized) = stage_into(run, options)?;
+        if !restaged && let Some(tree) = run.reusable_tree(index_before) {
+            // Nothing changed since the last tree of this private index: it is still the tree.
+            return Ok(Snapshot { tree, oversized });
+        }
 
-    let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
-    let out = run.git_output(cmd, None)?;
-    let tree = parse_oid(&out, repo)?;
-    run.remember_tree(&tree);
-    Ok(Snapshot { tree, oversized })
+        let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
+        let out = run.git_output(cmd, None)?;
+        let tree = parse_oid(&out, repo)?;
+        run.remember_tree(&tree);
+        Ok(Snapshot { tree, oversized })
+    })
 }
 
 /// Brings the private index in `store` up to date with the working tree, as [`take`] does,
@@ -112,14 +107,23 @@ pub fn stage(
     store: &PrivateStore,
     options: &SnapshotOptions,
 ) -> Result<Vec<OversizedFile>, GitError> {
+    with_runner(git, repo, store, |run| Ok(stage_into(run, options)?.1))
+}
+
+/// Prepares the store's directories and runs `f` with a runner over them.
+fn with_runner<T>(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    f: impl FnOnce(&Runner<'_>) -> Result<T, GitError>,
+) -> Result<T, GitError> {
     let dirs = Dirs::prepare(store, repo)?;
-    let run = Runner {
+    f(&Runner {
         git,
         repo,
         dirs: &dirs,
         filters: &repo.filters,
-    };
-    Ok(stage_into(&run, options)?.1)
+    })
 }
 
 /// One status walk, then an `update-index` of what it reported; true when it restaged
