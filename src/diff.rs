@@ -99,23 +99,25 @@ pub fn diff_trees(
     Ok(changes)
 }
 
-/// Diffs `base_tree` against the private index of `store`, which [`snapshot::stage`] brought
-/// up to date with the working tree: the same changes as a snapshot's tree would give, without
-/// writing any tree. `git diff-index --cached` skips every directory whose cached tree in the
-/// index matches `base_tree`, so a repository's unchanged bulk costs nothing; `eval` of the
-/// working tree uses it, with no tree cache to fill.
+/// Diffs `base` against the private index of `store`, which [`snapshot::stage`] brought up
+/// to date with the working tree (`oversized`: the files it left out for their size): the
+/// same changes, byte for byte, as a snapshot's tree would give with [`diff`], without writing
+/// any tree. `git diff-index --cached` skips every directory whose cached tree in the index
+/// matches `base`, so a repository's unchanged bulk costs nothing. The Stop uses it (its
+/// prompt ends with it, so no later diff needs the tree) and so does `eval` of the working
+/// tree (with no tree cache to fill).
 ///
 /// [`snapshot::stage`]: crate::snapshot::stage
 pub fn diff_index(
     git: &Git,
     repo: &Repo,
     store: &PrivateStore,
-    base_tree: &str,
+    base: &Snapshot,
     oversized: &[OversizedFile],
 ) -> Result<Vec<Change>, GitError> {
-    let args = ["--cached", base_tree, "--"];
+    let args = ["--cached", base.tree.as_str(), "--"];
     let mut changes = private_diff(git, repo, store, "diff-index", &args, true)?;
-    merge_oversized(repo, &mut changes, &[], oversized);
+    merge_oversized(repo, &mut changes, &base.oversized, oversized);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }

@@ -28,7 +28,7 @@ use crate::payload::{Outcome, SkipReason};
 use crate::pipeline;
 use crate::scorer::{ScoreError, ScorerKind};
 use crate::select::SelectError;
-use crate::snapshot::{self, PrivateStore, SnapshotOptions};
+use crate::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 
 /// Time a scorer may take for one `eval`.
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);
@@ -521,7 +521,11 @@ fn working_tree_changes(
         untracked_cap: frozen.untracked_max_bytes,
     };
     let oversized = snapshot::stage(git, repo, &store, &options)?;
-    let changes = diff::diff_index(git, repo, &store, base_tree, &oversized)?;
+    let base = Snapshot {
+        tree: base_tree.to_owned(),
+        oversized: Vec::new(),
+    };
+    let changes = diff::diff_index(git, repo, &store, &base, &oversized)?;
     let _ = snapshot::purge_prompt(&store);
     drop(temp);
     Ok(changes)

@@ -230,13 +230,13 @@ mod tests {
     fn stage_timings_are_shown_in_pipeline_order() {
         let entry = serde_json::json!({
             "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
-            "ms": {"score": 4.2, "cleanup": 1.0, "snapshot": 120.4, "prepare": 2.0,
-                   "diff": 5.5, "select": 5.0, "payload": 2.9},
+            "ms": {"score": 4.2, "cleanup": 1.0, "changes": 125.9, "prepare": 2.0,
+                   "select": 5.0, "payload": 2.9},
         });
         let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
         assert!(
             text.contains(
-                "took 141 ms (prepare 2, snapshot 120, diff 6, select 5, payload 3, score 4, cleanup 1)"
+                "took 141 ms (prepare 2, changes 126, select 5, payload 3, score 4, cleanup 1)"
             ),
             "{text}"
         );

@@ -48,6 +48,20 @@ pub trait Engine {
         base: &Snapshot,
         head: &Snapshot,
     ) -> Result<Vec<Change>, GitError>;
+    /// Stop: what changed in the working tree since `base`. By default a snapshot, then the
+    /// diff of the two trees; the real engine brings the private index up to date and diffs it
+    /// against `base`'s tree, writing no tree at all (the prompt ends after its Stop).
+    fn changes_since(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        store: &PrivateStore,
+        options: &SnapshotOptions,
+        base: &Snapshot,
+    ) -> Result<Vec<Change>, GitError> {
+        let head = self.snapshot(git, repo, store, options)?;
+        self.diff(git, repo, store, base, &head)
+    }
     fn select(
         &self,
         git: &Git,
@@ -102,6 +116,18 @@ impl Engine for Stages {
         head: &Snapshot,
     ) -> Result<Vec<Change>, GitError> {
         diff::diff(git, repo, store, base, head)
+    }
+
+    fn changes_since(
+        &self,
+        git: &Git,
+        repo: &Repo,
+        store: &PrivateStore,
+        options: &SnapshotOptions,
+        base: &Snapshot,
+    ) -> Result<Vec<Change>, GitError> {
+        let oversized = snapshot::stage(git, repo, store, options)?;
+        diff::diff_index(git, repo, store, base, &oversized)
     }
 
     fn select(

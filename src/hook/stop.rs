@@ -129,10 +129,8 @@ fn evaluate(
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let head = engine.snapshot(&git, &repo, private, &options)?;
-    clock.lap("snapshot");
-    let changes = engine.diff(&git, &repo, private, &baseline, &head)?;
-    clock.lap("diff");
+    let changes = engine.changes_since(&git, &repo, private, &options, &baseline)?;
+    clock.lap("changes");
     let changed = changes.len();
 
     // Select paths, then redact into the canonical payload under the size policy.
@@ -248,8 +246,8 @@ pub(crate) fn finish(
 }
 
 /// The stages a Stop's decision-log entry times (`ms`), in the order they run.
-pub const STAGES: [&str; 7] = [
-    "prepare", "snapshot", "diff", "select", "payload", "score", "cleanup",
+pub const STAGES: [&str; 6] = [
+    "prepare", "changes", "select", "payload", "score", "cleanup",
 ];
 
 /// Milliseconds spent in each stage of one Stop, for the decision log (`status` and anyone

@@ -70,6 +70,9 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let status = status_v2(&repo.top);
     let inv = snapshot_of(&repo);
     let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    let index_store = Store::new();
+    let index_base = snapshot::take(&git, &repo, &index_store.private(), &opts).unwrap();
+    assert_eq!(index_base, base);
     assert_same(&inv, &snapshot_of(&repo), "baseline snapshot");
     assert_eq!(
         status,
@@ -83,6 +86,15 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let inv = snapshot_of(&repo);
     let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
+    // The Stop's way, on a second private index seeded at the same baseline: stage the
+    // working tree and diff the index against the baseline tree. Same changes, byte for byte.
+    let oversized = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
+    let by_index =
+        diff::diff_index(&git, &repo, &index_store.private(), &base, &oversized).unwrap();
+    assert_eq!(
+        by_index, changes,
+        "the index diff differs from the tree diff"
+    );
     assert_same(&inv, &snapshot_of(&repo), "current snapshot and diff");
     assert_eq!(
         status,
@@ -539,7 +551,7 @@ fn index_diff_matches_tree_diff() {
 
     let index = Store::new();
     let oversized = snapshot::stage(&git, &repo, &index.private(), &opts).unwrap();
-    let by_index = diff::diff_index(&git, &repo, &index.private(), &head_tree, &oversized).unwrap();
+    let by_index = diff::diff_index(&git, &repo, &index.private(), &base, &oversized).unwrap();
     assert_same(&inv, &snapshot_of(&repo), "stage and diff-index");
 
     assert_eq!(by_index, by_tree);
