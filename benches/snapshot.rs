@@ -71,8 +71,9 @@ fn run(case: &Case) {
         turn();
         let start = Instant::now();
         let repo = discover(&g, &root);
-        let head = snapshot::take(&g, &repo, &store, &opts).unwrap();
-        let diff = diff::diff(&g, &repo, &store, &base, &head).unwrap();
+        // As the Stop does it: stage the working tree, diff the index against the baseline.
+        let oversized = snapshot::stage(&g, &repo, &store, &opts).unwrap();
+        let diff = diff::diff_index(&g, &repo, &store, &base, &oversized).unwrap();
         stop.push(start.elapsed());
         changes = diff.len();
 
@@ -104,7 +105,7 @@ fn run(case: &Case) {
         base_procs
     );
     println!(
-        "  second snapshot + diff        {:>10}  {:.2}x status  ({} git processes)",
+        "  Stop: stage + index diff      {:>10}  {:.2}x status  ({} git processes)",
         ms(s),
         ratio(s),
         stop_procs
@@ -160,8 +161,8 @@ fn count_processes(
     let base_procs = lines();
     turn();
     let repo = discover(&g, root);
-    let head = snapshot::take(&g, &repo, &store, opts).unwrap();
-    diff::diff(&g, &repo, &store, &base, &head).unwrap();
+    let oversized = snapshot::stage(&g, &repo, &store, opts).unwrap();
+    diff::diff_index(&g, &repo, &store, &base, &oversized).unwrap();
     let stop_procs = lines() - base_procs;
     undo();
     snapshot::purge_prompt(&store).unwrap();

@@ -40,17 +40,9 @@ pub trait Engine {
         options: &SnapshotOptions,
     ) -> Result<Snapshot, GitError>;
     fn purge(&self, store: &PrivateStore) -> Result<(), GitError>;
-    fn diff(
-        &self,
-        git: &Git,
-        repo: &Repo,
-        store: &PrivateStore,
-        base: &Snapshot,
-        head: &Snapshot,
-    ) -> Result<Vec<Change>, GitError>;
-    /// Stop: what changed in the working tree since `base`. By default a snapshot, then the
-    /// diff of the two trees; the real engine brings the private index up to date and diffs it
-    /// against `base`'s tree, writing no tree at all (the prompt ends after its Stop).
+    /// Stop: what changed in the working tree since the baseline `base`. The real engine
+    /// brings the private index up to date and diffs it against `base`'s tree, writing no tree
+    /// at all (the prompt ends after its Stop).
     fn changes_since(
         &self,
         git: &Git,
@@ -58,10 +50,7 @@ pub trait Engine {
         store: &PrivateStore,
         options: &SnapshotOptions,
         base: &Snapshot,
-    ) -> Result<Vec<Change>, GitError> {
-        let head = self.snapshot(git, repo, store, options)?;
-        self.diff(git, repo, store, base, &head)
-    }
+    ) -> Result<Vec<Change>, GitError>;
     fn select(
         &self,
         git: &Git,
@@ -105,17 +94,6 @@ impl Engine for Stages {
 
     fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
         snapshot::purge_prompt(store)
-    }
-
-    fn diff(
-        &self,
-        git: &Git,
-        repo: &Repo,
-        store: &PrivateStore,
-        base: &Snapshot,
-        head: &Snapshot,
-    ) -> Result<Vec<Change>, GitError> {
-        diff::diff(git, repo, store, base, head)
     }
 
     fn changes_since(

@@ -129,14 +129,15 @@ impl Engine for Fake {
         let _ = std::fs::remove_dir_all(&store.prompt);
         Ok(())
     }
-    fn diff(
+    fn changes_since(
         &self,
-        _g: &Git,
-        _r: &Repo,
-        _s: &PrivateStore,
+        g: &Git,
+        r: &Repo,
+        s: &PrivateStore,
+        o: &SnapshotOptions,
         base: &Snapshot,
-        head: &Snapshot,
     ) -> Result<Vec<Change>, GitError> {
+        let head = self.snapshot(g, r, s, o)?;
         if base.tree == head.tree {
             return Ok(vec![]);
         }
