@@ -520,6 +520,10 @@ fn index_diff_matches_tree_diff() {
     let r = base_repo();
     r.write("staged.txt", "staged\n");
     r.git(&["add", "staged.txt"]);
+    // Intent-to-add entries, one small and one over the size cap.
+    r.write("intent.txt", "intended\n")
+        .write("intent-big.dat", vec![b'i'; 2048]);
+    r.git(&["add", "-N", "intent.txt", "intent-big.dat"]);
     r.write("a.txt", "one\ntwo\nthree\nfour\n")
         .remove("b.txt")
         .write("notes/new.md", "# new\n")
@@ -561,6 +565,10 @@ fn index_diff_matches_tree_diff() {
         ("b.txt", Deleted),
         ("big.dat", Added),
         ("docs/moved.md", Renamed),
+        // Over the cap, so metadata only; the private index holds its intent-to-add entry,
+        // which counts as tracked (both ways agree, as asserted above).
+        ("intent-big.dat", Modified),
+        ("intent.txt", Added),
         ("link", Added),
         ("logo.bin", Added),
         ("notes/new.md", Added),

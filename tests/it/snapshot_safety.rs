@@ -217,9 +217,19 @@ fn an_oversized_file_growing_or_going_is_reported() {
         untracked_cap: 1000,
     };
     let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    // A second private index at the same baseline, diffed the Stop's way.
+    let index_store = Store::new();
+    assert_eq!(
+        snapshot::take(&git, &repo, &index_store.private(), &opts).unwrap(),
+        base
+    );
     r.remove("big.txt").write("small.txt", vec![b'y'; 5000]);
     let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
+    let oversized = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
+    let by_index =
+        diff::diff_index(&git, &repo, &index_store.private(), &base, &oversized).unwrap();
+    assert_eq!(by_index, changes);
     let summary: Vec<_> = changes
         .iter()
         .map(|c| (c.path.clone(), c.status, c.oversized))
