@@ -72,8 +72,8 @@ fn run(case: &Case) {
         let start = Instant::now();
         let repo = discover(&g, &root);
         // As the Stop does it: stage the working tree, diff the index against the baseline.
-        let oversized = snapshot::stage(&g, &repo, &store, &opts).unwrap();
-        let diff = diff::diff_index(&g, &repo, &store, &base, &oversized).unwrap();
+        let staged = snapshot::stage(&g, &repo, &store, &opts).unwrap();
+        let diff = diff::diff_index(&g, &repo, &store, &base, &staged).unwrap();
         stop.push(start.elapsed());
         changes = diff.len();
 
@@ -161,8 +161,8 @@ fn count_processes(
     let base_procs = lines();
     turn();
     let repo = discover(&g, root);
-    let oversized = snapshot::stage(&g, &repo, &store, opts).unwrap();
-    diff::diff_index(&g, &repo, &store, &base, &oversized).unwrap();
+    let staged = snapshot::stage(&g, &repo, &store, opts).unwrap();
+    diff::diff_index(&g, &repo, &store, &base, &staged).unwrap();
     let stop_procs = lines() - base_procs;
     undo();
     snapshot::purge_prompt(&store).unwrap();

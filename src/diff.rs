@@ -9,7 +9,7 @@
 mod parse;
 
 use crate::git::{Git, GitError, Repo};
-use crate::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot};
+use crate::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged};
 
 /// How a path changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -100,12 +100,12 @@ pub fn diff_trees(
 }
 
 /// Diffs `base` against the private index of `store`, which [`snapshot::stage`] brought up
-/// to date with the working tree (`oversized`: the files it left out for their size): the
-/// same changes, byte for byte, as a snapshot's tree would give with [`diff`], without writing
-/// any tree. `git diff-index --cached` skips every directory whose cached tree in the index
-/// matches `base`, so a repository's unchanged bulk costs nothing. The Stop uses it (its
-/// prompt ends with it, so no later diff needs the tree) and so does `eval` of the working
-/// tree (with no tree cache to fill).
+/// to date with the working tree: the same changes, byte for byte, as a snapshot's tree would
+/// give with [`diff`], without writing any tree. `git diff-index --cached` skips every
+/// directory whose cached tree in the index matches `base`, so a repository's unchanged bulk
+/// costs nothing; and when the index is still exactly `base` (a turn that changed nothing) no
+/// git runs at all. The Stop uses it (its prompt ends with it, so no later diff needs the
+/// tree) and so does `eval` of the working tree (with no tree cache to fill).
 ///
 /// [`snapshot::stage`]: crate::snapshot::stage
 pub fn diff_index(
@@ -113,11 +113,15 @@ pub fn diff_index(
     repo: &Repo,
     store: &PrivateStore,
     base: &Snapshot,
-    oversized: &[OversizedFile],
+    staged: &Staged,
 ) -> Result<Vec<Change>, GitError> {
-    let args = ["--cached", base.tree.as_str(), "--"];
-    let mut changes = private_diff(git, repo, store, "diff-index", &args, true)?;
-    merge_oversized(repo, &mut changes, &base.oversized, oversized);
+    let mut changes = if staged.unchanged_tree.as_deref() == Some(base.tree.as_str()) {
+        Vec::new()
+    } else {
+        let args = ["--cached", base.tree.as_str(), "--"];
+        private_diff(git, repo, store, "diff-index", &args, true)?
+    };
+    merge_oversized(repo, &mut changes, &base.oversized, &staged.oversized);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }

@@ -520,12 +520,12 @@ fn working_tree_changes(
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let oversized = snapshot::stage(git, repo, &store, &options)?;
+    let staged = snapshot::stage(git, repo, &store, &options)?;
     let base = Snapshot {
         tree: base_tree.to_owned(),
         oversized: Vec::new(),
     };
-    let changes = diff::diff_index(git, repo, &store, &base, &oversized)?;
+    let changes = diff::diff_index(git, repo, &store, &base, &staged)?;
     let _ = snapshot::purge_prompt(&store);
     drop(temp);
     Ok(changes)

@@ -82,9 +82,11 @@ pub fn take(
     options: &SnapshotOptions,
 ) -> Result<Snapshot, GitError> {
     with_runner(git, repo, store, |run| {
-        let index_before = index_identity(&run.dirs.index);
-        let (restaged, oversized) = stage_into(run, options)?;
-        if !restaged && let Some(tree) = run.reusable_tree(index_before) {
+        let Staged {
+            oversized,
+            unchanged_tree,
+        } = stage_with(run, options)?;
+        if let Some(tree) = unchanged_tree {
             // Nothing changed since the last tree of this private index: it is still the tree.
             return Ok(Snapshot { tree, oversized });
         }
@@ -97,17 +99,40 @@ pub fn take(
     })
 }
 
+/// The private index brought up to date with the working tree, without a tree written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Staged {
+    /// The files left out for their size.
+    pub oversized: Vec<OversizedFile>,
+    /// The tree last written from the private index, when nothing has changed in the index
+    /// since: a diff against that same tree has nothing to find.
+    pub unchanged_tree: Option<String>,
+}
+
 /// Brings the private index in `store` up to date with the working tree, as [`take`] does,
 /// without writing its tree: for a diff of the index itself against one tree (see
-/// [`crate::diff::diff_index`]), which needs no tree of the working tree at all. Returns the
-/// files left out for their size.
+/// [`crate::diff::diff_index`]), which needs no tree of the working tree at all.
 pub fn stage(
     git: &Git,
     repo: &Repo,
     store: &PrivateStore,
     options: &SnapshotOptions,
-) -> Result<Vec<OversizedFile>, GitError> {
-    with_runner(git, repo, store, |run| Ok(stage_into(run, options)?.1))
+) -> Result<Staged, GitError> {
+    with_runner(git, repo, store, |run| stage_with(run, options))
+}
+
+/// [`stage`] with a prepared runner; also the first half of [`take`].
+fn stage_with(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Staged, GitError> {
+    let index_before = index_identity(&run.dirs.index);
+    let (restaged, oversized) = stage_into(run, options)?;
+    let unchanged_tree = match restaged {
+        true => None,
+        false => run.reusable_tree(index_before),
+    };
+    Ok(Staged {
+        oversized,
+        unchanged_tree,
+    })
 }
 
 /// Prepares the store's directories and runs `f` with a runner over them.

@@ -104,8 +104,8 @@ impl Engine for Stages {
         options: &SnapshotOptions,
         base: &Snapshot,
     ) -> Result<Vec<Change>, GitError> {
-        let oversized = snapshot::stage(git, repo, store, options)?;
-        diff::diff_index(git, repo, store, base, &oversized)
+        let staged = snapshot::stage(git, repo, store, options)?;
+        diff::diff_index(git, repo, store, base, &staged)
     }
 
     fn select(

@@ -88,9 +88,8 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
     // The Stop's way, on a second private index seeded at the same baseline: stage the
     // working tree and diff the index against the baseline tree. Same changes, byte for byte.
-    let oversized = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
-    let by_index =
-        diff::diff_index(&git, &repo, &index_store.private(), &base, &oversized).unwrap();
+    let staged = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
+    let by_index = diff::diff_index(&git, &repo, &index_store.private(), &base, &staged).unwrap();
     assert_eq!(
         by_index, changes,
         "the index diff differs from the tree diff"
@@ -554,8 +553,8 @@ fn index_diff_matches_tree_diff() {
     let by_tree = diff::diff(&git, &repo, &trees.private(), &base, &snap).unwrap();
 
     let index = Store::new();
-    let oversized = snapshot::stage(&git, &repo, &index.private(), &opts).unwrap();
-    let by_index = diff::diff_index(&git, &repo, &index.private(), &base, &oversized).unwrap();
+    let staged = snapshot::stage(&git, &repo, &index.private(), &opts).unwrap();
+    let by_index = diff::diff_index(&git, &repo, &index.private(), &base, &staged).unwrap();
     assert_same(&inv, &snapshot_of(&repo), "stage and diff-index");
 
     assert_eq!(by_index, by_tree);
@@ -582,4 +581,61 @@ fn index_diff_matches_tree_diff() {
     }
     let big = by_index.iter().find(|c| c.path == b"big.dat").unwrap();
     assert_eq!(big.oversized, Some(4096));
+}
+
+/// A turn that changed nothing costs the Stop one status walk: the private index is still
+/// the baseline's tree, so no `update-index` and no `diff-index` run. (A wrapper logs every
+/// git command the stages start.)
+#[test]
+fn an_unchanged_turn_runs_no_diff() {
+    let r = base_repo();
+    r.write("notes.txt", "untracked at baseline\n");
+    let real = which_git();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let wrapper = dir.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nskip=0\nfor a in \"$@\"; do\n  if [ $skip = 1 ]; then skip=0; continue; fi\n  case \"$a\" in -c) skip=1 ;; --no-pager) ;; *) echo \"$a\" >> '{}'; break ;; esac\ndone\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    set_mode(&wrapper, 0o755);
+    let git = Git::new(wrapper);
+    let repo = found(&git, r.path());
+    let store = Store::new();
+    let opts = SnapshotOptions::default();
+    let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    std::fs::write(&log, "").unwrap();
+
+    let staged = snapshot::stage(&git, &repo, &store.private(), &opts).unwrap();
+    assert_eq!(staged.unchanged_tree.as_deref(), Some(base.tree.as_str()));
+    let changes = diff::diff_index(&git, &repo, &store.private(), &base, &staged).unwrap();
+    assert!(changes.is_empty(), "{changes:?}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "status\n");
+
+    // One edit later, the index diff runs and finds it.
+    r.write("b.txt", "bee\nedited\n");
+    let staged = snapshot::stage(&git, &repo, &store.private(), &opts).unwrap();
+    assert_eq!(staged.unchanged_tree, None);
+    let changes = diff::diff_index(&git, &repo, &store.private(), &base, &staged).unwrap();
+    assert_eq!(summary(&changes), [("b.txt".into(), Modified)]);
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "status\nstatus\nupdate-index\ndiff-index\n"
+    );
+}
+
+/// The git on `PATH`, resolved once for wrappers that must call the real one.
+fn which_git() -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|p| p.join("git"))
+                .find(|p| p.is_file())
+        })
+        .expect("git on PATH")
 }

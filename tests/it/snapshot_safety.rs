@@ -226,9 +226,8 @@ fn an_oversized_file_growing_or_going_is_reported() {
     r.remove("big.txt").write("small.txt", vec![b'y'; 5000]);
     let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
-    let oversized = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
-    let by_index =
-        diff::diff_index(&git, &repo, &index_store.private(), &base, &oversized).unwrap();
+    let staged = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
+    let by_index = diff::diff_index(&git, &repo, &index_store.private(), &base, &staged).unwrap();
     assert_eq!(by_index, changes);
     let summary: Vec<_> = changes
         .iter()
