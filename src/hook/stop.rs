@@ -23,7 +23,7 @@ pub const NO_BASELINE: &str = "no baseline";
 pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
 
 pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
-    let mut clock = Stages::start();
+    let mut clock = StageClock::start();
     // Gate 1: background work pending means the session is paused, not done.
     if event.background_pending() {
         return Ok(Reply::quiet("background work pending; baseline kept"));
@@ -108,7 +108,7 @@ fn evaluate(
     prompt: &PromptStore,
     private: &PrivateStore,
     state: &mut PromptState,
-    clock: &mut Stages,
+    clock: &mut StageClock,
 ) -> Result<Reply, Failure> {
     let engine = ctx.engine;
     let git = ctx.git.clone().with_deadline(STOP_GIT_DEADLINE);
@@ -252,14 +252,14 @@ pub const STAGES: [&str; 6] = [
 
 /// Milliseconds spent in each stage of one Stop, for the decision log (`status` and anyone
 /// asking why a Stop took long read them there).
-struct Stages {
+struct StageClock {
     last: std::time::Instant,
     laps: serde_json::Map<String, serde_json::Value>,
 }
 
-impl Stages {
-    fn start() -> Stages {
-        Stages {
+impl StageClock {
+    fn start() -> StageClock {
+        StageClock {
             last: std::time::Instant::now(),
             laps: serde_json::Map::new(),
         }
