@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use jev_preflight::axes::AXIS_IDS;
+use jev_preflight::pipeline::axes::AXIS_IDS;
 use support::{GenRepo, Sample, Spec, load_average, median, ms, ratio, timed, us};
 
 /// The binary under test; `cargo bench` builds it with the bench (release) profile.

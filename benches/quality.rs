@@ -8,11 +8,14 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use jev_preflight::axes::DEFAULT_THRESHOLD;
-use jev_preflight::eval_set::{self, Case, Split};
-use jev_preflight::payload::DEFAULT_MAX_DIFF_BYTES;
+use jev_preflight::pipeline::axes::DEFAULT_THRESHOLD;
+use jev_preflight::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
 use jev_preflight::scorer::Scorer;
 use jev_preflight::scorer::local::LocalScorer;
+
+#[path = "support/eval_set.rs"]
+mod eval_set;
+use eval_set::{Case, Split};
 
 struct Args {
     split: Option<Split>,
@@ -78,17 +81,17 @@ fn speed(cases: &[Case]) {
     let mut diff = String::new();
     'fill: loop {
         for case in cases {
-            if eval_set::payload_from_diff(&(diff.clone() + &case.diff))
-                .json
-                .len()
-                > DEFAULT_MAX_DIFF_BYTES
+            // Whole diffs while the payload stays complete (no partial view).
+            let next = diff.clone() + &case.diff;
+            if eval_set::payload_from_diff(&next)
+                .is_none_or(|p| p.json.len() >= DEFAULT_MAX_DIFF_BYTES || !p.omitted.is_empty())
             {
                 break 'fill;
             }
             diff.push_str(&case.diff);
         }
     }
-    let payload = eval_set::payload_from_diff(&diff);
+    let payload = eval_set::payload_from_diff(&diff).expect("the eval diffs make a payload");
     let scorer = LocalScorer::new();
     let start = Instant::now();
     std::hint::black_box(scorer.score_diff(""));

@@ -4,9 +4,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use jev_preflight::diff::{Change, Status};
-use jev_preflight::payload::{self, Oversize, SizePolicy};
-use jev_preflight::redact::{RedactionReport, Redactor};
+use jev_preflight::git::diff::{Change, Status};
+use jev_preflight::pipeline::payload::{self, Oversize, SizePolicy};
+use jev_preflight::pipeline::redact::{RedactionReport, Redactor};
 use sha2::{Digest, Sha256};
 
 const TARGET_BYTES: usize = 4 * 1024 * 1024;

@@ -13,9 +13,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use jev_preflight::diff;
+use jev_preflight::git::diff;
+use jev_preflight::git::snapshot::{self, PrivateStore, SnapshotOptions};
 use jev_preflight::git::{self, Discovery, Git, Repo};
-use jev_preflight::snapshot::{self, PrivateStore, SnapshotOptions};
 use support::{GenRepo, Spec, median, ms};
 
 struct Case {

@@ -9,17 +9,17 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
-use crate::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
-use crate::envvars as ev;
-use crate::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
+use crate::digest::hex_sha256;
+pub use crate::env::HostEnv;
+use crate::env::vars as ev;
+use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
+use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
+use crate::pipeline::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
+use crate::scorer::secret::ApiKey;
 use crate::scorer::{ScorerKind, ScorerSettings};
-use crate::secret::ApiKey;
-use crate::snapshot::DEFAULT_UNTRACKED_CAP;
 
 /// Name of the repository config file at the repository's top level.
 pub const REPO_CONFIG_FILE: &str = ".jev-preflight.json";
@@ -31,81 +31,6 @@ pub const MAX_DIFF_BYTES_RANGE: (u64, u64) = (1024, 4 * 1024 * 1024);
 pub const UNTRACKED_MAX_BYTES_RANGE: (u64, u64) = (1, 1024 * 1024 * 1024);
 /// Most `exclude` globs accepted.
 pub const MAX_EXCLUDES: usize = 256;
-
-/// The process environment and clock, read once at the edge.
-#[derive(Debug, Clone)]
-pub struct HostEnv {
-    vars: BTreeMap<String, String>,
-    pub now: SystemTime,
-}
-
-impl HostEnv {
-    /// Reads every (UTF-8) variable of this process and the clock.
-    pub fn from_process() -> HostEnv {
-        HostEnv {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .collect(),
-            now: SystemTime::now(),
-        }
-    }
-
-    /// An environment made of exactly `pairs` (tests, the demo).
-    pub fn from_pairs<K: Into<String>, V: Into<String>>(
-        pairs: impl IntoIterator<Item = (K, V)>,
-    ) -> HostEnv {
-        HostEnv {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.into(), v.into()))
-                .collect(),
-            now: SystemTime::now(),
-        }
-    }
-
-    /// A variable's value; unset and empty (how Claude Code passes unset options) are the same.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.vars
-            .get(name)
-            .map(String::as_str)
-            .filter(|v| !v.trim().is_empty())
-    }
-
-    /// The first of `names` that is set.
-    fn first(&self, names: &[&'static str]) -> Option<(&'static str, &str)> {
-        names
-            .iter()
-            .find_map(|name| self.get(name).map(|v| (*name, v)))
-    }
-
-    /// `$CLAUDE_PLUGIN_DATA`, else `$XDG_STATE_HOME/jev-preflight`, else
-    /// `~/.local/state/jev-preflight`.
-    pub fn data_dir(&self) -> Option<PathBuf> {
-        if let Some(dir) = self.get(ev::CLAUDE_PLUGIN_DATA) {
-            return Some(PathBuf::from(dir));
-        }
-        if let Some(dir) = self
-            .get(ev::XDG_STATE_HOME)
-            .filter(|d| Path::new(d).is_absolute())
-        {
-            return Some(Path::new(dir).join("jev-preflight"));
-        }
-        self.get(ev::HOME)
-            .map(|home| Path::new(home).join(".local/state/jev-preflight"))
-    }
-
-    /// `$XDG_CONFIG_HOME/jev-preflight/config.json`, else `~/.config/jev-preflight/config.json`.
-    pub fn user_config_path(&self) -> Option<PathBuf> {
-        if let Some(dir) = self
-            .get(ev::XDG_CONFIG_HOME)
-            .filter(|d| Path::new(d).is_absolute())
-        {
-            return Some(Path::new(dir).join("jev-preflight/config.json"));
-        }
-        self.get(ev::HOME)
-            .map(|home| Path::new(home).join(".config/jev-preflight/config.json"))
-    }
-}
 
 /// What the hook does in a repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -429,16 +354,6 @@ pub fn read_repo_config(top: &Path) -> Result<(RepoConfig, Option<String>), Conf
 /// The hash `read_repo_config` records, without parsing (used to notice edits during a turn).
 pub fn repo_config_hash(top: &Path) -> Result<Option<String>, ConfigError> {
     Ok(read_bounded(&top.join(REPO_CONFIG_FILE))?.map(|b| hex_sha256(&b)))
-}
-
-/// Lower-case hex SHA-256.
-pub fn hex_sha256(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
 }
 
 /// User-level settings: where data may go and the defaults repositories can override.
@@ -778,7 +693,7 @@ mod tests {
 
     #[test]
     fn the_starter_config_of_init_parses() {
-        let cfg = parse_repo_config(crate::init::starter_config().as_bytes()).unwrap();
+        let cfg = parse_repo_config(crate::cmd::init::starter_config().as_bytes()).unwrap();
         assert_eq!(cfg.mode, Some(Mode::Assist));
     }
 

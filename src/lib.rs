@@ -1,31 +1,26 @@
 //! jev-preflight: score one agent turn's code change on 8 risk axes and, when an axis is at
 //! or above its threshold, ask the agent once to look again.
 //!
-//! The Stop pipeline, one module per stage: [`snapshot`] → [`diff`] → [`select`] →
-//! [`redact`] → [`payload`] → [`scorer`] → [`axes`] selection → answer.
+//! The house, one room per stage of the flow (SPEC §1):
+//!
+//! - [`hook`] — the host's events: decode, dispatch, gates, prompt state, answers, fail-open.
+//! - [`git`] — every git process: the hardened runner, discovery, private snapshots and diffs.
+//! - [`pipeline`] — pure stages from changes to a verdict: select paths, redact, build the
+//!   canonical payload, pick the axes. No I/O.
+//! - [`scorer`] — turning a payload into 8 probabilities: `jev`, `openai`, `command`, `local`.
+//! - [`state`] — the private data dir: sessions, prompts, locks, the decision log, and the one
+//!   module for careful file-system work ([`state::fs`]).
+//! - [`cmd`] — the command line: `hook`, `eval`, `status`, `doctor`, `install`, `init`, `demo`.
+//! - [`config`], [`env`], [`process`], [`digest`] — the settings, the environment read once,
+//!   child processes with deadlines, and the one hash helper.
 
-pub mod axes;
-pub mod cli;
+pub mod cmd;
 pub mod config;
-pub mod demo;
-pub mod diff;
-pub mod docs;
-pub mod doctor;
-pub mod envvars;
-pub mod eval;
-pub mod eval_set;
+pub mod digest;
+pub mod env;
 pub mod git;
 pub mod hook;
-pub mod init;
-pub mod install;
-pub mod payload;
 pub mod pipeline;
-pub mod redact;
-pub mod run;
+pub mod process;
 pub mod scorer;
-pub mod secret;
-pub mod select;
-pub mod snapshot;
-pub mod status;
-pub mod store;
-pub mod subprocess;
+pub mod state;

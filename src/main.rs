@@ -1,5 +1,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    jev_preflight::run::main()
+    jev_preflight::cmd::main()
 }

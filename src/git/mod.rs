@@ -1,8 +1,15 @@
-//! Talking to git: the hardened runner, repository discovery and git's path quoting.
+//! Talking to git: the hardened runner, repository discovery, git's path quoting, private
+//! snapshots of a working tree, and the changes between two trees (or read from a patch).
+//!
+//! Everything that starts a git process lives here and goes through [`runner::Git`]. Nothing
+//! here writes to the user's repository: writes go to private stores only.
 
+pub mod attributes;
+pub mod diff;
 pub mod quote;
 pub mod repo;
 pub mod runner;
+pub mod snapshot;
 
 pub use repo::{Discovery, ObjectFormat, Repo, discover, rediscover};
 pub use runner::{Git, GitError};

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Git, GitError};
-use crate::subprocess::ProcessError;
+use crate::process::ProcessError;
 
 /// The object id format of a repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

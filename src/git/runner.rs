@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::subprocess::{self, Limits, ProcessError};
+use crate::process::{self, Limits, ProcessError};
 
 /// Largest stdout accepted from one git call.
 pub const STDOUT_CAP: usize = 4 * 1024 * 1024;
@@ -122,7 +122,7 @@ impl Git {
     /// Runs a prepared command under this runner's limits; stdout on success.
     pub fn run(&self, cmd: Command, stdin: Option<Vec<u8>>) -> Result<Vec<u8>, GitError> {
         let limits = Limits::new(self.deadline, self.stdout_cap);
-        Ok(subprocess::run(cmd, stdin, limits)?.stdout)
+        Ok(process::run(cmd, stdin, limits)?.stdout)
     }
 
     /// Shorthand: hardened command in `cwd` with `args`, run to completion.

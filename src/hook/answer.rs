@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::axes::{AXIS_IDS, Axis, Selected};
 use crate::config::AnswerForm;
+use crate::pipeline::axes::{AXIS_IDS, Axis, Selected};
 use crate::scorer::Evidence;
 
 /// Claude Code's cap on one hook string; we stay well below it.

@@ -5,9 +5,9 @@ use crate::config::ConfigError;
 use crate::git::GitError;
 use crate::hook::answer::clip;
 use crate::hook::event::EventError;
+use crate::pipeline::select::SelectError;
 use crate::scorer::ScoreError;
-use crate::select::SelectError;
-use crate::store::StoreError;
+use crate::state::StoreError;
 
 /// One failure of ours, already classified.
 #[derive(Debug, Clone, PartialEq, Eq)]

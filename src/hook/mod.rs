@@ -4,26 +4,27 @@
 //! code is always 0 and a panic is caught and treated the same way.
 
 pub mod answer;
-pub mod engine;
+pub mod effects;
 pub mod event;
 pub mod failure;
 pub mod prompt;
-pub mod state;
+pub mod prompt_state;
+pub mod session_end;
 pub mod stop;
 #[cfg(test)]
 mod tests;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 
 use crate::config::HostEnv;
 use crate::git::Git;
-use crate::store::Store;
+use crate::state::Store;
 use answer::Answer;
-use engine::Engine;
+use effects::Effects;
 use event::{Dispatch, Event, EventName};
 use failure::Failure;
 
@@ -39,16 +40,16 @@ pub const SESSION_END_BUDGET: Duration = Duration::from_millis(1000);
 /// What the hook runs with.
 pub struct Context<'a> {
     pub env: &'a HostEnv,
-    pub engine: &'a dyn Engine,
+    pub effects: &'a dyn Effects,
     pub git: Git,
     pub scorer_budget: Duration,
 }
 
 impl<'a> Context<'a> {
-    pub fn new(env: &'a HostEnv, engine: &'a dyn Engine) -> Context<'a> {
+    pub fn new(env: &'a HostEnv, effects: &'a dyn Effects) -> Context<'a> {
         Context {
             env,
-            engine,
+            effects,
             git: Git::default(),
             scorer_budget: SCORER_BUDGET,
         }
@@ -162,7 +163,7 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| match name {
         EventName::UserPromptSubmit => prompt::submit(ctx, &event),
         EventName::Stop => stop::stop(ctx, &event),
-        EventName::SessionEnd => session_end(ctx, &event),
+        EventName::SessionEnd => session_end::end(ctx, &event),
     }));
     let label = name.protocol_name();
     let reply = match result {
@@ -243,7 +244,7 @@ fn log(
     let mut entry = json!({
         "time": ctx.now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         "event": label,
-        "session": crate::store::key("session", event.session_key())[..12].to_owned(),
+        "session": crate::state::key("session", event.session_key())[..12].to_owned(),
         "outcome": outcome,
     });
     if let Some(class) = class {
@@ -259,25 +260,6 @@ fn log(
         }
     }
     let _ = store.log_decision(&entry);
-}
-
-/// SessionEnd: remove everything this session left, inside the shared 1.5 s budget.
-fn session_end(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
-    let start = Instant::now();
-    let Some(store) = ctx.existing_store()? else {
-        return Ok(Reply::quiet("nothing stored"));
-    };
-    let session = store.session(event.session_key());
-    if !session.dir().exists() {
-        return Ok(Reply::quiet("nothing stored"));
-    }
-    if session.remove_all(start + SESSION_END_BUDGET) {
-        Ok(Reply::quiet("session removed"))
-    } else {
-        Ok(Reply::quiet(
-            "session partly removed; the sweep finishes it",
-        ))
-    }
 }
 
 /// Stdin could not be read at all.

@@ -5,14 +5,14 @@ use std::time::SystemTime;
 
 use crate::config::{self, Frozen, Mode};
 use crate::git::Discovery;
-use crate::hook::engine::Checkpoint;
+use crate::git::snapshot::{PrivateStore, SnapshotOptions};
+use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
 use crate::hook::failure::Failure;
-use crate::hook::state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::stop::finish;
 use crate::hook::{Context, PROMPT_GIT_DEADLINE, Reply};
-use crate::snapshot::{PrivateStore, SnapshotOptions};
-use crate::store::{PromptStore, SessionStore};
+use crate::state::{PromptStore, SessionStore};
 
 /// Most store entries the age sweep looks at per prompt.
 const SWEEP_BUDGET: usize = 2000;
@@ -22,7 +22,7 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
         return Ok(Reply::quiet("no cwd in the event"));
     };
     let git = ctx.git.clone().with_deadline(PROMPT_GIT_DEADLINE);
-    let repo = match ctx.engine.discover(&git, Path::new(cwd))? {
+    let repo = match ctx.effects.discover(&git, Path::new(cwd))? {
         Discovery::Found(repo) => repo,
         Discovery::NotARepo => return Ok(Reply::quiet("not a repository")),
         Discovery::Bare => return Ok(Reply::quiet("bare repository")),
@@ -65,15 +65,15 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let baseline = match ctx.engine.snapshot(&git, &repo, &private, &options) {
+    let baseline = match ctx.effects.baseline(&git, &repo, &private, &options) {
         Ok(b) => b,
         Err(e) => {
-            let _ = ctx.engine.purge(&private);
+            let _ = ctx.effects.purge(&private);
             let _ = prompt.remove();
             return Err(e.into());
         }
     };
-    ctx.engine.checkpoint(Checkpoint::BaselineTaken);
+    ctx.effects.checkpoint(Checkpoint::BaselineTaken);
     let state = PromptState {
         version: STATE_VERSION,
         phase: Phase::Baseline,
@@ -94,7 +94,7 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
     // Not synced: the content objects the baseline names are not synced either, and a state
     // lost in a power cut only makes the Stop find no baseline (fail open).
     if let Err(e) = prompt.write_state_unsynced(&state) {
-        let _ = ctx.engine.purge(&private);
+        let _ = ctx.effects.purge(&private);
         let _ = prompt.remove();
         return Err(e.into());
     }

@@ -3,18 +3,20 @@
 
 use serde_json::json;
 
-use crate::axes::AXIS_IDS;
 use crate::config::{self, Mode};
 use crate::git::Discovery;
+use crate::git::snapshot::{PrivateStore, SnapshotOptions};
 use crate::hook::answer::{self, Finding};
-use crate::hook::engine::Checkpoint;
+use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
 use crate::hook::failure::Failure;
-use crate::hook::state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
-use crate::payload::{Outcome, SkipReason};
-use crate::snapshot::{PrivateStore, SnapshotOptions};
-use crate::store::PromptStore;
+use crate::pipeline;
+use crate::pipeline::axes::{self, AXIS_IDS};
+use crate::pipeline::payload::{Outcome, SkipReason};
+use crate::pipeline::select::Selector;
+use crate::state::PromptStore;
 
 /// Outcome of a Stop that found no baseline for its prompt.
 pub const NO_BASELINE: &str = "no baseline";
@@ -110,35 +112,36 @@ fn evaluate(
     state: &mut PromptState,
     clock: &mut StageClock,
 ) -> Result<Reply, Failure> {
-    let engine = ctx.engine;
+    let effects = ctx.effects;
     let git = ctx.git.clone().with_deadline(STOP_GIT_DEADLINE);
     let frozen = state.config.clone();
     let Some(baseline) = state.baseline.clone() else {
         return Ok(Reply::untraced(NO_BASELINE));
     };
     let found = match &state.repo {
-        Some(known) => engine.rediscover(&git, known)?,
-        None => engine.discover(&git, &state.repo_top)?,
+        Some(known) => effects.rediscover(&git, known)?,
+        None => effects.discover(&git, &state.repo_top)?,
     };
     let repo = match found {
         Discovery::Found(repo) => repo,
         _ => return Ok(Reply::quiet("repository is gone")),
     };
     clock.lap("prepare");
-    // Snapshot and diff.
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let changes = engine.changes_since(&git, &repo, private, &options, &baseline)?;
+    let changes = effects.changes_since(&git, &repo, private, &options, &baseline)?;
     clock.lap("changes");
-    let changed = changes.len();
 
     // Select paths, then redact into the canonical payload under the size policy.
-    let selection = engine.select(&git, &repo, changes, &frozen.exclude)??;
+    let selector = Selector::new(&frozen.exclude)?;
+    let attributes = effects.attributes(&git, &repo, &pipeline::attribute_paths(&changes))?;
+    let changed = changes.len();
+    let selection = pipeline::select(changes, &selector, &attributes);
     clock.lap("select");
-    let payload = engine.payload(&selection.kept, &frozen.size_policy());
+    let outcome = pipeline::payload(&selection.kept, &frozen.size_policy());
     clock.lap("payload");
-    let payload = match payload {
+    let payload = match outcome {
         Outcome::Ready(payload) => payload,
         Outcome::Empty => {
             return Ok(Reply {
@@ -160,17 +163,17 @@ fn evaluate(
     }
     state.scored.push(payload.hash.clone());
     prompt.write_state(state)?;
-    engine.checkpoint(Checkpoint::HashSaved);
+    effects.checkpoint(Checkpoint::HashSaved);
 
-    // Score with the scorer the user chose.
+    // Score with the scorer the user chose, then pick the axes.
     let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
-    let scorer = engine.scorer(&user.scorer)?;
-    let scores = scorer.score(&payload, ctx.scorer_budget)?;
-    engine.checkpoint(Checkpoint::Scored);
+    let scorer = effects.scorer(&user.scorer)?;
+    let verdict = pipeline::judge(&payload, &*scorer, &frozen.thresholds(), ctx.scorer_budget)?;
+    effects.checkpoint(Checkpoint::Scored);
     clock.lap("score");
-    let selected = engine.select_axes(&scores.values, &frozen.thresholds());
+    let (scores, selected) = (&verdict.scores, &verdict.selected);
     let log = json!({
-        "scorer": scorer.name(),
+        "scorer": verdict.scorer,
         "model": scores.model,
         "scores": AXIS_IDS.iter().zip(scores.values).map(|(id, v)| (id.to_string(), json!((v * 1e4).round() / 1e4))).collect::<serde_json::Map<_, _>>(),
         "selected": selected.iter().map(|s| AXIS_IDS[s.axis]).collect::<Vec<_>>(),
@@ -199,12 +202,12 @@ fn evaluate(
             reply
                 .answer
                 .messages
-                .push(answer::report_line(&selected, &payload.files));
+                .push(answer::report_line(selected, &payload.files));
         }
         Mode::Assist => {
             let text = answer::assist_text(&Finding {
-                selected: &selected,
-                axes: engine.axes(),
+                selected,
+                axes: axes::axes(),
                 evidence: &scores.evidence,
                 files: &payload.files,
                 omitted: &payload.omitted,
@@ -216,10 +219,10 @@ fn evaluate(
             state.phase = Phase::Continued;
             state.continuations += 1;
             state.baseline = None;
-            let _ = engine.purge(private);
-            let _ = crate::store::remove_entry(&private.prompt);
+            let _ = effects.purge(private);
+            let _ = crate::state::remove_entry(&private.prompt);
             prompt.write_state(state)?;
-            engine.checkpoint(Checkpoint::ContinuationSaved);
+            effects.checkpoint(Checkpoint::ContinuationSaved);
             reply.outcome = "continued";
             reply.answer.continuation = Some((form, text));
         }
@@ -234,8 +237,8 @@ pub(crate) fn finish(
     private: &PrivateStore,
     state: &mut PromptState,
 ) {
-    let _ = ctx.engine.purge(private);
-    let _ = crate::store::remove_entry(&prompt.snapshot_dir());
+    let _ = ctx.effects.purge(private);
+    let _ = crate::state::remove_entry(&prompt.snapshot_dir());
     state.phase = Phase::Finished;
     state.baseline = None;
     // Not synced: losing the tombstone in a power cut leaves the last synced state, whose

@@ -11,42 +11,20 @@ use std::time::Duration;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::engine::{Checkpoint, Engine};
+use super::effects::{Checkpoint, Effects};
 use super::{Context, Output, handle};
-use crate::axes::{AXIS_COUNT, AXIS_IDS, Axis, Selected, Thresholds};
 use crate::config::HostEnv;
-use crate::diff::{Change, Status};
+use crate::git::diff::{Change, Status};
+use crate::git::snapshot::{PrivateStore, Snapshot, SnapshotOptions};
 use crate::git::{Discovery, Git, GitError, ObjectFormat, Repo};
-use crate::payload::{Outcome, Payload, SizePolicy};
-use crate::redact::RedactionReport;
+use crate::pipeline::axes::AXIS_COUNT;
+use crate::pipeline::payload::Payload;
+use crate::pipeline::select::Attributes;
 use crate::scorer::{Evidence, ScoreError, Scorer, ScorerSettings, Scores};
-use crate::select::{SelectError, Selection};
-use crate::snapshot::{PrivateStore, Snapshot, SnapshotOptions};
-
-static AXES: [Axis; AXIS_COUNT] = {
-    const fn ax(id: &'static str) -> Axis {
-        Axis {
-            id,
-            question: "Is this a fake question?",
-            yes: "y",
-            no: "n",
-        }
-    }
-    [
-        ax("behavior_regression"),
-        ax("auth_boundary"),
-        ax("input_validation"),
-        ax("data_integrity"),
-        ax("error_handling"),
-        ax("compatibility"),
-        ax("lifecycle"),
-        ax("regression_tests"),
-    ]
-};
 
 /// A repo is a dir with a `FAKE_REPO` file; its "working tree" is the text of `work`.
 /// Work text containing `risky` scores high, `fail` makes the scorer time out, `docs`
-/// changes only an excluded path.
+/// changes only a path the real selection excludes (a lockfile).
 #[derive(Default)]
 struct Fake {
     requests: Arc<AtomicUsize>,
@@ -85,7 +63,7 @@ impl Scorer for FakeScorer {
     }
 }
 
-impl Engine for Fake {
+impl Effects for Fake {
     fn discover(&self, _git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
         if !cwd.join("FAKE_REPO").exists() {
             return Ok(Discovery::NotARepo);
@@ -100,7 +78,10 @@ impl Engine for Fake {
             filters: Vec::new(),
         }))
     }
-    fn snapshot(
+    fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {
+        self.discover(git, &known.top)
+    }
+    fn baseline(
         &self,
         _g: &Git,
         repo: &Repo,
@@ -115,7 +96,7 @@ impl Engine for Fake {
         std::fs::write(
             store.prompt.join(format!(
                 "blob-{}",
-                crate::config::hex_sha256(work.as_bytes())
+                crate::digest::hex_sha256(work.as_bytes())
             )),
             &work,
         )
@@ -137,12 +118,12 @@ impl Engine for Fake {
         o: &SnapshotOptions,
         base: &Snapshot,
     ) -> Result<Vec<Change>, GitError> {
-        let head = self.snapshot(g, r, s, o)?;
+        let head = self.baseline(g, r, s, o)?;
         if base.tree == head.tree {
             return Ok(vec![]);
         }
         let path = if head.tree.contains("docs") {
-            "docs/a.md"
+            "package-lock.json"
         } else {
             "src/lib.rs"
         };
@@ -159,48 +140,8 @@ impl Engine for Fake {
             oversized: None,
         }])
     }
-    fn select(
-        &self,
-        _g: &Git,
-        _r: &Repo,
-        changes: Vec<Change>,
-        excludes: &[String],
-    ) -> Result<Result<Selection, SelectError>, GitError> {
-        if excludes.iter().any(|e| e == "BAD") {
-            return Ok(Err(SelectError {
-                glob: "BAD".into(),
-                detail: "bad".into(),
-            }));
-        }
-        Ok(Ok(Selection {
-            kept: changes
-                .into_iter()
-                .filter(|c| !c.path.starts_with(b"docs/"))
-                .collect(),
-            excluded: vec![],
-        }))
-    }
-    fn payload(&self, kept: &[Change], _p: &SizePolicy) -> Outcome {
-        if kept.is_empty() {
-            return Outcome::Empty;
-        }
-        let diff: String = kept
-            .iter()
-            .map(|c| String::from_utf8_lossy(&c.patch).into_owned())
-            .collect();
-        let files: Vec<String> = kept
-            .iter()
-            .map(|c| String::from_utf8_lossy(&c.path).into_owned())
-            .collect();
-        let json = json!({"format": "unified_diff", "files": files, "diff": diff}).to_string();
-        Outcome::Ready(Payload {
-            hash: crate::config::hex_sha256(json.as_bytes()),
-            json,
-            files,
-            diff,
-            omitted: vec![],
-            redactions: RedactionReport::default(),
-        })
+    fn attributes(&self, _g: &Git, _r: &Repo, _p: &[Vec<u8>]) -> Result<Attributes, GitError> {
+        Ok(Attributes::default())
     }
     fn scorer(
         &self,
@@ -212,25 +153,6 @@ impl Engine for Fake {
         Ok(Box::new(FakeScorer {
             requests: self.requests.clone(),
         }))
-    }
-    fn axes(&self) -> &'static [Axis; AXIS_COUNT] {
-        &AXES
-    }
-    fn select_axes(&self, scores: &[f64; AXIS_COUNT], t: &Thresholds) -> Vec<Selected> {
-        let mut s: Vec<Selected> = (0..AXIS_COUNT)
-            .filter(|&i| scores[i].is_finite() && scores[i] >= t.per_axis[i].unwrap_or(t.default))
-            .map(|i| Selected {
-                axis: i,
-                score: scores[i],
-            })
-            .collect();
-        s.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then(AXIS_IDS[a.axis].cmp(AXIS_IDS[b.axis]))
-        });
-        s.truncate(3);
-        s
     }
     fn checkpoint(&self, at: Checkpoint) {
         if self.crash_at.get() == Some(at) {

@@ -14,8 +14,8 @@ use std::time::Duration;
 use super::http::MAX_REPLY_BYTES;
 use super::jev::{self, DEFAULT_MODEL};
 use super::{ScoreError, Scorer, Scores};
-use crate::payload::Payload;
-use crate::subprocess::{self, Limits, ProcessError};
+use crate::pipeline::payload::Payload;
+use crate::process::{self, Limits, ProcessError};
 
 /// Environment variables that hold the TypeSafe key; never passed to the command.
 const KEY_VARS: [&str; 2] = ["CLAUDE_PLUGIN_OPTION_TYPESAFE_API_KEY", "TYPESAFE_API_KEY"];
@@ -65,7 +65,7 @@ impl Scorer for CommandScorer {
             cmd.env_remove(var);
         }
         let limits = Limits::new(budget, MAX_REPLY_BYTES);
-        let out = subprocess::run(cmd, Some(body.into_bytes()), limits).map_err(|e| match e {
+        let out = process::run(cmd, Some(body.into_bytes()), limits).map_err(|e| match e {
             ProcessError::Timeout { .. } => ScoreError::Timeout(budget),
             ProcessError::TooLarge { .. } => ScoreError::ResponseTooLarge(MAX_REPLY_BYTES),
             ProcessError::NotFound { program } => {

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::http::{self, Endpoint, MAX_REPLY_BYTES};
 use super::{ScoreError, Scorer, Scores};
-use crate::axes::{AXIS_COUNT, AXIS_IDS, axes};
-use crate::payload::Payload;
-use crate::secret::ApiKey;
+use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, axes};
+use crate::pipeline::payload::Payload;
+use crate::scorer::secret::ApiKey;
 
 /// The Jev endpoint used unless the user's environment overrides it.
 pub const DEFAULT_URL: &str = "https://api.typesafe.ai/v1/systemone";

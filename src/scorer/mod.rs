@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use crate::axes::AXIS_COUNT;
-use crate::payload::Payload;
-use crate::secret::ApiKey;
+use crate::pipeline::axes::AXIS_COUNT;
+use crate::pipeline::payload::Payload;
+use crate::scorer::secret::ApiKey;
 
 /// Why an axis was raised: a place in the change and a short note.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -109,6 +109,7 @@ pub mod http;
 pub mod jev;
 pub mod local;
 pub mod openai;
+pub mod secret;
 
 impl ScorerKind {
     /// The kind `auto` stands for under `settings`; other kinds are themselves.

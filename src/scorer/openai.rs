@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 
 use super::http::{self, Endpoint};
 use super::{ScoreError, Scorer, Scores};
-use crate::axes::{AXIS_COUNT, Axis, axes};
-use crate::payload::Payload;
-use crate::secret::ApiKey;
+use crate::pipeline::axes::{AXIS_COUNT, Axis, axes};
+use crate::pipeline::payload::Payload;
+use crate::scorer::secret::ApiKey;
 
 /// The base URL used unless the user names another one.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";

@@ -1,6 +1,8 @@
 //! The axis policy as other stages see it: contract ids, wording, selection.
 
-use jev_preflight::axes::{AXIS_IDS, DEFAULT_THRESHOLD, MAX_SELECTED, Thresholds, axes, select};
+use jev_preflight::pipeline::axes::{
+    AXIS_IDS, DEFAULT_THRESHOLD, MAX_SELECTED, Thresholds, axes, select,
+};
 use proptest::prelude::*;
 
 #[test]

@@ -590,7 +590,7 @@ fn init_writes_a_config_that_eval_and_the_hook_accept() {
     let path = repo.path().join(".jev-preflight.json");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\"$schema\""), "{text}");
-    for key in jev_preflight::init::KEYS {
+    for key in jev_preflight::cmd::init::KEYS {
         assert!(out.stdout.contains(key), "{key} is not explained");
     }
     let again = run(&env, repo.path(), &["init"]);
@@ -619,7 +619,7 @@ fn init_writes_a_config_that_eval_and_the_hook_accept() {
 fn completions_man_page_and_help() {
     let env = env();
     let dir = env.root.path().to_path_buf();
-    for shell in jev_preflight::docs::SHELLS {
+    for shell in jev_preflight::cmd::docs::SHELLS {
         let out = run(&env, &dir, &["completions", shell]);
         assert_eq!(out.code, 0, "{shell}: {}", out.stderr);
         assert!(out.stdout.contains("fail-on"), "{shell}");

@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 use std::fs;
 
-use jev_preflight::axes::{AXIS_IDS, DEFAULT_THRESHOLD};
-use jev_preflight::docs::{self, DocsError, SHELLS};
-use jev_preflight::init::{self, CONFIG_FILE, CONFIG_SCHEMA, InitError, KEYS, SCHEMA_URL};
-use jev_preflight::payload::DEFAULT_MAX_DIFF_BYTES;
-use jev_preflight::snapshot::DEFAULT_UNTRACKED_CAP;
+use jev_preflight::cmd::docs::{self, DocsError, SHELLS};
+use jev_preflight::cmd::init::{self, CONFIG_FILE, CONFIG_SCHEMA, InitError, KEYS, SCHEMA_URL};
+use jev_preflight::git::snapshot::DEFAULT_UNTRACKED_CAP;
+use jev_preflight::pipeline::axes::{AXIS_IDS, DEFAULT_THRESHOLD};
+use jev_preflight::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
 use serde_json::{Value, json};
 
 use crate::support::TestRepo;

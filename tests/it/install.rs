@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use jev_preflight::install::{
+use jev_preflight::cmd::install::{
     self, Action, EditError, Host, InstallError, Scope, backup_path, settings_path,
 };
 use serde_json::{Value, json};
@@ -515,7 +515,7 @@ fn assert_has_our_hooks(host: Host, settings: &Value) {
 }
 
 mod properties {
-    use jev_preflight::install::{Host, add_hooks, remove_hooks};
+    use jev_preflight::cmd::install::{Host, add_hooks, remove_hooks};
     use proptest::prelude::*;
     use serde::Serialize;
     use serde_json::{Map, Value};

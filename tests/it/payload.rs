@@ -1,10 +1,10 @@
 //! The canonical payload: exact format, normalisation, metadata, size policy, invariants.
 
-use jev_preflight::diff::{Change, Status};
-use jev_preflight::payload::{
+use jev_preflight::git::diff::{Change, Status};
+use jev_preflight::pipeline::payload::{
     Outcome, Oversize, PARTIAL_MARKER, Payload, SizePolicy, SkipReason, build,
 };
-use jev_preflight::redact::Redactor;
+use jev_preflight::pipeline::redact::Redactor;
 use proptest::prelude::*;
 use sha2::{Digest, Sha256};
 

@@ -1,11 +1,14 @@
 //! The local scorer on the labeled evaluation set: prints the per-axis table and holds the
 //! acceptance figures (auth bypass first, top-3 recall ≥ 0.7, benign false alarms ≤ 10%).
 
-use jev_preflight::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD};
-use jev_preflight::eval_set::{self, CaseKind, Split};
+use jev_preflight::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD};
 use jev_preflight::scorer::Scorer;
 use jev_preflight::scorer::local::LocalScorer;
 use std::time::Duration;
+
+#[path = "../../benches/support/eval_set.rs"]
+mod eval_set;
+use eval_set::{CaseKind, Split};
 
 fn axis(id: &str) -> usize {
     AXIS_IDS.iter().position(|a| *a == id).unwrap()
@@ -54,7 +57,7 @@ fn auth_bypass_scores_auth_boundary_first() {
         case.diff
             .contains("-\treturn owner == actor\n+\treturn true\n")
     );
-    let payload = eval_set::payload_from_diff(&case.diff);
+    let payload = eval_set::payload_from_diff(&case.diff).unwrap();
     let scores = LocalScorer::new()
         .score(&payload, Duration::from_secs(1))
         .unwrap();
@@ -114,4 +117,66 @@ fn local_scorer_meets_the_acceptance_figures() {
             );
         }
     }
+}
+
+// The figures themselves: built from the production payload and axis selection.
+
+#[test]
+fn shown_is_threshold_then_order_then_top3() {
+    let v = [0.9, 0.95, 0.85, 0.1, 0.9, 0.84, 0.99, 0.0];
+    assert_eq!(eval_set::shown(&v, 0.85), vec![6, 1, 0]);
+    let v = [f64::NAN, 0.2, 0.85, 0.0, 0.0, 0.0, 0.0, 0.0];
+    assert_eq!(eval_set::shown(&v, 0.85), vec![2]);
+}
+
+#[test]
+fn payload_is_canonical() {
+    let diff = "diff --git a/z.go b/z.go\n--- a/z.go\n+++ b/z.go\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/a.py b/a.py\n";
+    let p = eval_set::payload_from_diff(diff).unwrap();
+    assert_eq!(p.files, vec!["a.py", "z.go"]);
+    assert!(
+        p.json
+            .starts_with(r#"{"format":"unified_diff","files":["a.py","z.go"],"diff":"diff --git"#)
+    );
+    assert_eq!(p.hash.len(), 64);
+}
+
+#[test]
+fn figures() {
+    let r = |kind, labels: Vec<usize>, values: [f64; AXIS_COUNT]| eval_set::CaseResult {
+        id: "x".into(),
+        kind,
+        shown: eval_set::shown(&values, 0.85),
+        labels,
+        values,
+        elapsed: Duration::ZERO,
+    };
+    let mut hot = [0.0; AXIS_COUNT];
+    hot[1] = 0.9;
+    hot[2] = 0.95;
+    let report = eval_set::summarize(
+        "t",
+        0.85,
+        vec![
+            r(CaseKind::Risky, vec![1], hot),
+            r(CaseKind::Risky, vec![3], [0.0; AXIS_COUNT]),
+            r(CaseKind::Benign, vec![], hot),
+            r(CaseKind::Benign, vec![], [0.0; AXIS_COUNT]),
+        ],
+    );
+    assert_eq!(report.top1_hits, 0);
+    assert_eq!(report.top3_hits, 1);
+    assert_eq!((report.labels_shown, report.labels_total), (1, 2));
+    assert_eq!(report.benign_false_alarm_rate(), 0.5);
+    assert_eq!(
+        report.axes[1],
+        eval_set::AxisFigures {
+            true_pos: 1,
+            false_pos: 1,
+            false_neg: 0,
+            support: 1
+        }
+    );
+    assert_eq!(report.axes[3].recall(), Some(0.0));
+    assert_eq!(report.axes[3].precision(), None);
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use jev_preflight::redact::{RedactionReport, Redactor};
+use jev_preflight::pipeline::redact::{RedactionReport, Redactor};
 
 fn corpus(name: &str) -> Vec<(String, String)> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

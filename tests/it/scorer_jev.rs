@@ -3,11 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use jev_preflight::axes::{AXIS_IDS, axes};
-use jev_preflight::payload::Payload;
+use jev_preflight::pipeline::axes::{AXIS_IDS, axes};
+use jev_preflight::pipeline::payload::Payload;
 use jev_preflight::scorer::jev::JevScorer;
+use jev_preflight::scorer::secret::ApiKey;
 use jev_preflight::scorer::{ScoreError, Scorer, Scores};
-use jev_preflight::secret::ApiKey;
 use serde_json::{Value, json};
 
 use crate::support::http::{Response, TestServer, refused_addr};

@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use jev_preflight::axes::{AXIS_IDS, axes};
+use jev_preflight::pipeline::axes::{AXIS_IDS, axes};
 use jev_preflight::scorer::openai::OpenAiScorer;
+use jev_preflight::scorer::secret::ApiKey;
 use jev_preflight::scorer::{ScoreError, Scorer};
-use jev_preflight::secret::ApiKey;
 use serde_json::{Value, json};
 
 use crate::scorer_jev::sample_payload;

@@ -1,8 +1,9 @@
 //! Path selection: built-in excludes, output trees, headers, user globs, attributes.
 
-use jev_preflight::diff::{Change, Status};
+use jev_preflight::git::attributes::read as read_attributes;
+use jev_preflight::git::diff::{Change, Status};
 use jev_preflight::git::{Git, ObjectFormat, Repo};
-use jev_preflight::select::{Attributes, ExcludeReason, Selector, read_attributes, select};
+use jev_preflight::pipeline::select::{Attributes, ExcludeReason, Selector, select};
 
 use crate::support::TestRepo;
 

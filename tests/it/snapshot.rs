@@ -6,9 +6,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use jev_preflight::diff::{self, Change, Status};
+use jev_preflight::git::diff::{self, Change, Status};
+use jev_preflight::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 use jev_preflight::git::{self, Discovery, Git, Repo};
-use jev_preflight::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 
 use crate::support::TestRepo;
 use crate::support::inventory::{Inventory, assert_same, inventory, status_v2};

@@ -6,9 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use jev_preflight::diff::{self, Status};
+use jev_preflight::git::diff::{self, Status};
+use jev_preflight::git::snapshot::{self, PrivateStore, SnapshotOptions};
 use jev_preflight::git::{self, Discovery, Git};
-use jev_preflight::snapshot::{self, PrivateStore, SnapshotOptions};
 
 use crate::snapshot::{Store, found, run_turn};
 use crate::support::TestRepo;

@@ -3,7 +3,7 @@
 //!
 //! # How a score is made
 //!
-//! 1. [`patch::parse`] splits the payload's unified diff into files, hunks and lines (new-file
+//! 1. [`hunks::parse`] splits the payload's unified diff into files, hunks and lines (new-file
 //!    line numbers for `+` lines; a `-` line carries the new-file line where it was removed)
 //!    and names each file's language (Go, Python, JavaScript/TypeScript, Rust, Java, Ruby, …)
 //!    and role (source, test, config, dependency manifest, docs).
@@ -34,17 +34,17 @@
 //! checked against the labeled set in `testdata/eval/` (see [`crate::eval_set`]). They are a
 //! priority signal, not a calibrated defect probability.
 
-mod patch;
+mod hunks;
+mod line_rules;
 mod prefilter;
-mod rules;
 mod signals;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::{Evidence, ScoreError, Scorer, Scores};
-use crate::axes::AXIS_COUNT;
-use crate::payload::Payload;
+use crate::pipeline::axes::AXIS_COUNT;
+use crate::pipeline::payload::Payload;
 
 pub use signals::Hit;
 
@@ -80,7 +80,7 @@ impl LocalScorer {
 
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).
     pub fn score_diff(&self, diff: &str) -> Scores {
-        let mut files = patch::parse(diff);
+        let mut files = hunks::parse(diff);
         let hits = signals::collect(&mut files);
         combine(&hits)
     }
@@ -154,7 +154,7 @@ fn combine(hits: &[Hit]) -> Scores {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::axes::DEFAULT_THRESHOLD;
+    use crate::pipeline::axes::DEFAULT_THRESHOLD;
 
     const AUTH_BYPASS: &str = "diff --git a/internal/repo/permissions.go b/internal/repo/permissions.go\n\
         --- a/internal/repo/permissions.go\n+++ b/internal/repo/permissions.go\n\
@@ -164,12 +164,20 @@ mod tests {
     #[test]
     fn auth_bypass_is_first_with_evidence() {
         let s = LocalScorer::new().score_diff(AUTH_BYPASS);
-        assert!(s.values[rules::AUTH] >= DEFAULT_THRESHOLD, "{:?}", s.values);
+        assert!(
+            s.values[line_rules::AUTH] >= DEFAULT_THRESHOLD,
+            "{:?}",
+            s.values
+        );
         let best = (0..AXIS_COUNT)
             .max_by(|&a, &b| s.values[a].total_cmp(&s.values[b]))
             .unwrap();
-        assert_eq!(best, rules::AUTH);
-        let ev = s.evidence.iter().find(|e| e.axis == rules::AUTH).unwrap();
+        assert_eq!(best, line_rules::AUTH);
+        let ev = s
+            .evidence
+            .iter()
+            .find(|e| e.axis == line_rules::AUTH)
+            .unwrap();
         assert_eq!(ev.file, "internal/repo/permissions.go");
         assert_eq!(ev.line, Some(8));
         assert!(ev.note.contains("CanEdit"), "{}", ev.note);

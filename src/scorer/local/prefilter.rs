@@ -399,10 +399,10 @@ mod tests {
     #[test]
     fn the_reader_agrees_with_the_regex_parser_on_every_rule() {
         for side in [
-            crate::scorer::local::rules::Side::Added,
-            crate::scorer::local::rules::Side::Removed,
+            crate::scorer::local::line_rules::Side::Added,
+            crate::scorer::local::line_rules::Side::Removed,
         ] {
-            let rules: Vec<_> = crate::scorer::local::rules::RULES
+            let rules: Vec<_> = crate::scorer::local::line_rules::RULES
                 .iter()
                 .filter(|r| r.side == side)
                 .collect();

@@ -1,4 +1,4 @@
-//! Reading signals out of a parsed diff: the line rules of [`super::rules`], plus structural
+//! Reading signals out of a parsed diff: the line rules of [`super::line_rules`], plus structural
 //! signals that need more than one line — short-circuited access decisions (by the enclosing
 //! function), paired before/after lines (flipped conditions, changed constants, dropped `?`),
 //! public signatures, dependency majors, configuration keys, and tests.
@@ -10,9 +10,9 @@ use regex::Regex;
 use regex_automata::Input;
 use regex_automata::meta::Regex as LineRegex;
 
-use super::patch::{FileDiff, Kind, Lang, Line, Role};
+use super::hunks::{FileDiff, Kind, Lang, Line, Role};
+use super::line_rules::{AUTH, BEHAVIOR, COMPAT, ERRORS, INPUT, RULES, Rule, Side, TESTS};
 use super::prefilter::Prefilter;
-use super::rules::{AUTH, BEHAVIOR, COMPAT, ERRORS, INPUT, RULES, Rule, Side, TESTS};
 
 /// Longest prefix of a line the rules read; keeps minified or generated lines cheap.
 const MAX_LINE: usize = 800;
@@ -1376,24 +1376,36 @@ fn untested_logic(ctx: &Ctx, files: &[FileDiff<'_>], hits: &mut Vec<Hit>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scorer::local::patch::parse;
+    use crate::scorer::local::hunks::parse;
 
-    /// The prefilter never skips a rule that matches: checked on every case of the eval set.
+    /// The prefilter never skips a rule that matches: checked on every diff of the eval set.
     #[test]
     fn prefilter_skips_only_rules_that_cannot_match() {
-        let cases = crate::eval_set::load(&crate::eval_set::default_dir()).unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/eval/cases");
+        let mut cases: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                (
+                    p.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        cases.sort();
+        assert!(cases.len() > 100, "{}", cases.len());
         compile_all_rules();
         let c = &*COMPILED;
         let mut skipped = 0;
-        for case in &cases {
-            let mut files = parse(&case.diff);
+        for (id, diff) in &cases {
+            let mut files = parse(diff);
             collect(&mut files);
             for (kind, rules) in [(Kind::Added, &c.added), (Kind::Removed, &c.removed)] {
                 let side = SideText::new(&files, kind);
                 let candidates = rules.prefilter.candidates(&side.text);
                 for (i, &candidate) in candidates.iter().enumerate() {
                     if rules.regex(i).is_match(side.text.as_bytes()) {
-                        assert!(candidate, "{}: {} skipped", case.id, rules.rules[i].id);
+                        assert!(candidate, "{}: {} skipped", id, rules.rules[i].id);
                     }
                     skipped += usize::from(!candidate);
                 }

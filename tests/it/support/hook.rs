@@ -268,7 +268,7 @@ pub fn with(mut event: Value, extra: Value) -> Value {
 
 /// A Jev-shaped answer giving `auth` to `auth_boundary` and `rest` to every other axis.
 pub fn jev_answer(auth: f64, rest: f64) -> String {
-    let ids = jev_preflight::axes::AXIS_IDS;
+    let ids = jev_preflight::pipeline::axes::AXIS_IDS;
     let answers: serde_json::Map<String, Value> = ids
         .iter()
         .map(|id| {

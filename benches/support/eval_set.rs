@@ -2,19 +2,23 @@
 //! per-axis precision and recall, the benign false-alarm rate, and top-1 / top-3 hit rates of
 //! what the agent would be shown (axes at or above the threshold, best first, at most 3).
 //!
-//! Any [`Scorer`] can be measured; the integration test and the `quality` bench both use this
-//! module, so the figures they print are the same.
+//! Any [`Scorer`] can be measured; the integration test and the `quality` bench both include
+//! this file (`#[path]`), so the figures they print are the same. It builds each case's payload
+//! and picks the shown axes with the production stages ([`pipeline::payload`],
+//! [`axes::select`]), never with a copy of them.
+
+#![allow(dead_code)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
-use crate::axes::{AXIS_COUNT, AXIS_IDS, MAX_SELECTED};
-use crate::payload::Payload;
-use crate::redact::RedactionReport;
-use crate::scorer::{ScoreError, Scorer};
+use jev_preflight::git::diff::patch;
+use jev_preflight::pipeline;
+use jev_preflight::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS, Thresholds};
+use jev_preflight::pipeline::payload::{Outcome, Payload, SizePolicy};
+use jev_preflight::pipeline::select::{Attributes, Selector};
+use jev_preflight::scorer::{ScoreError, Scorer};
 
 /// Whether a case should raise axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -136,66 +140,30 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, EvalSetError> {
     Ok(cases)
 }
 
-#[derive(serde::Serialize)]
-struct Canonical<'a> {
-    format: &'static str,
-    files: &'a [String],
-    diff: &'a str,
-}
-
-/// The payload a case's diff would make: paths from its `diff --git`/`+++` lines, sorted;
-/// the canonical JSON and its SHA-256. Eval diffs contain no secrets, so nothing is redacted.
-pub fn payload_from_diff(diff: &str) -> Payload {
-    let mut files: Vec<String> = Vec::new();
-    for line in diff.lines() {
-        let path = if let Some(rest) = line.strip_prefix("diff --git ") {
-            rest.find(" b/").map(|i| &rest[i + 3..])
-        } else {
-            line.strip_prefix("+++ b/")
-        };
-        if let Some(p) = path
-            && !files.iter().any(|f| f == p)
-        {
-            files.push(p.to_owned());
-        }
-    }
-    files.sort();
-    let json = serde_json::to_string(&Canonical {
-        format: "unified_diff",
-        files: &files,
-        diff,
-    })
-    .expect("plain strings serialize");
-    let hash =
-        Sha256::digest(json.as_bytes())
-            .iter()
-            .fold(String::with_capacity(64), |mut s, b| {
-                let _ = write!(s, "{b:02x}");
-                s
-            });
-    Payload {
-        json,
-        hash,
-        files,
-        diff: diff.to_owned(),
-        omitted: Vec::new(),
-        redactions: RedactionReport::default(),
+/// The payload the hook would send for a case's diff: the diff read by the same parser as
+/// `eval --patch`, then the real selection, redaction and canonical payload stages with the
+/// default size policy. `None` when nothing survives selection (the hook would not score).
+pub fn payload_from_diff(diff: &str) -> Option<Payload> {
+    let changes = patch::parse(diff.as_bytes()).expect("eval diffs parse");
+    let selector = Selector::new(&[]).expect("no user globs");
+    let selection = pipeline::select(changes, &selector, &Attributes::default());
+    match pipeline::payload(&selection.kept, &SizePolicy::default()) {
+        Outcome::Ready(payload) => Some(payload),
+        Outcome::Empty | Outcome::Skipped(_) => None,
     }
 }
 
-/// Axes at or above `threshold`, highest first, ties by id, at most [`MAX_SELECTED`] — the
-/// axes an answer would name.
+/// The axes an answer would name at `threshold`: the real selection (at or above, highest
+/// first, ties by id, at most three).
 pub fn shown(values: &[f64; AXIS_COUNT], threshold: f64) -> Vec<usize> {
-    let mut axes: Vec<usize> = (0..AXIS_COUNT)
-        .filter(|&a| values[a].is_finite() && values[a] >= threshold)
-        .collect();
-    axes.sort_by(|&a, &b| {
-        values[b]
-            .total_cmp(&values[a])
-            .then(AXIS_IDS[a].cmp(AXIS_IDS[b]))
-    });
-    axes.truncate(MAX_SELECTED);
-    axes
+    let thresholds = Thresholds {
+        default: threshold,
+        per_axis: [None; AXIS_COUNT],
+    };
+    axes::select(values, &thresholds)
+        .iter()
+        .map(|s| s.axis)
+        .collect()
 }
 
 /// One case's outcome.
@@ -367,23 +335,25 @@ impl Report {
 pub fn evaluate(scorer: &dyn Scorer, cases: &[Case], threshold: f64) -> Result<Report, ScoreError> {
     let mut results = Vec::with_capacity(cases.len());
     for case in cases {
-        let payload = payload_from_diff(&case.diff);
         let start = Instant::now();
-        let scores = scorer.score(&payload, Duration::from_secs(30))?;
+        let values = match payload_from_diff(&case.diff) {
+            Some(payload) => scorer.score(&payload, Duration::from_secs(30))?.values,
+            None => [0.0; AXIS_COUNT],
+        };
         let elapsed = start.elapsed();
         results.push(CaseResult {
             id: case.id.clone(),
             kind: case.kind,
             labels: case.labels.clone(),
-            shown: shown(&scores.values, threshold),
-            values: scores.values,
+            shown: shown(&values, threshold),
+            values,
             elapsed,
         });
     }
     Ok(summarize(scorer.name(), threshold, results))
 }
 
-fn summarize(scorer: &str, threshold: f64, results: Vec<CaseResult>) -> Report {
+pub fn summarize(scorer: &str, threshold: f64, results: Vec<CaseResult>) -> Report {
     let mut axes = [AxisFigures::default(); AXIS_COUNT];
     let (mut risky, mut benign, mut benign_alarms) = (0, 0, 0);
     let (mut top1_hits, mut top3_hits, mut labels_shown, mut labels_total) = (0, 0, 0, 0);
@@ -423,71 +393,5 @@ fn summarize(scorer: &str, threshold: f64, results: Vec<CaseResult>) -> Report {
         top3_hits,
         labels_shown,
         labels_total,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shown_is_threshold_then_order_then_top3() {
-        let v = [0.9, 0.95, 0.85, 0.1, 0.9, 0.84, 0.99, 0.0];
-        assert_eq!(shown(&v, 0.85), vec![6, 1, 0]);
-        let v = [f64::NAN, 0.2, 0.85, 0.0, 0.0, 0.0, 0.0, 0.0];
-        assert_eq!(shown(&v, 0.85), vec![2]);
-    }
-
-    #[test]
-    fn payload_is_canonical() {
-        let diff = "diff --git a/z.go b/z.go\n--- a/z.go\n+++ b/z.go\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/a.py b/a.py\n";
-        let p = payload_from_diff(diff);
-        assert_eq!(p.files, vec!["a.py", "z.go"]);
-        assert!(
-            p.json.starts_with(
-                r#"{"format":"unified_diff","files":["a.py","z.go"],"diff":"diff --git"#
-            )
-        );
-        assert_eq!(p.hash.len(), 64);
-    }
-
-    #[test]
-    fn figures() {
-        let r = |kind, labels: Vec<usize>, values: [f64; AXIS_COUNT]| CaseResult {
-            id: "x".into(),
-            kind,
-            shown: shown(&values, 0.85),
-            labels,
-            values,
-            elapsed: Duration::ZERO,
-        };
-        let mut hot = [0.0; AXIS_COUNT];
-        hot[1] = 0.9;
-        hot[2] = 0.95;
-        let report = summarize(
-            "t",
-            0.85,
-            vec![
-                r(CaseKind::Risky, vec![1], hot),
-                r(CaseKind::Risky, vec![3], [0.0; AXIS_COUNT]),
-                r(CaseKind::Benign, vec![], hot),
-                r(CaseKind::Benign, vec![], [0.0; AXIS_COUNT]),
-            ],
-        );
-        assert_eq!(report.top1_hits, 0);
-        assert_eq!(report.top3_hits, 1);
-        assert_eq!((report.labels_shown, report.labels_total), (1, 2));
-        assert_eq!(report.benign_false_alarm_rate(), 0.5);
-        assert_eq!(
-            report.axes[1],
-            AxisFigures {
-                true_pos: 1,
-                false_pos: 1,
-                false_neg: 0,
-                support: 1
-            }
-        );
-        assert_eq!(report.axes[3].recall(), Some(0.0));
-        assert_eq!(report.axes[3].precision(), None);
     }
 }

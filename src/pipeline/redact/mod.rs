@@ -9,7 +9,7 @@
 //! hand-written scans of their patterns, which stay in the rule table as the reference.
 
 mod assignment;
-mod rules;
+mod catalog;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -20,7 +20,7 @@ use aho_corasick::dfa::DFA;
 use aho_corasick::{Anchored, MatchKind};
 use regex::bytes::{CaptureLocations, Regex, RegexBuilder};
 
-use rules::{Check, RULES, Rule};
+use catalog::{Check, RULES, Rule};
 
 /// Counts of redactions per marker type; never the secret itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -847,9 +847,9 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
 /// one) names a credential or a provider.
 fn mentions_near_keyword(before: &[u8], after: &[u8]) -> bool {
     let around = [before, after].concat().to_ascii_lowercase();
-    rules::NEAR_TRIGGERS
+    catalog::NEAR_TRIGGERS
         .iter()
-        .chain(rules::NEAR_PROVIDERS)
+        .chain(catalog::NEAR_PROVIDERS)
         .any(|k| find(&around, k.as_bytes()).is_some())
 }
 

@@ -1,16 +1,17 @@
-//! The stages the hook drives, behind one small seam so the hook's own logic (gates, state,
-//! answers, fail-open) can be tested with fakes and crashes injected between steps.
-//! [`Stages`] is the real thing: the snapshot engine, selection, redaction, payload, scorers.
+//! The hook's seam: only what reaches outside the process — git (discovery, snapshots,
+//! changes, attributes) and the scorer — goes through [`Effects`], so the hook's own logic
+//! (gates, state, answers, fail-open) can be tested with a fake and crashes injected between
+//! steps. Pure stages ([`crate::pipeline`]) are called directly and never appear here: adding
+//! one changes the pipeline, not this trait. The clock is the one in [`crate::env::HostEnv`].
+//! [`Real`] is the real thing.
 
 use std::path::Path;
 
-use crate::axes::{self, AXIS_COUNT, Axis, Selected, Thresholds};
-use crate::diff::{self, Change};
+use crate::git::diff::{self, Change};
+use crate::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 use crate::git::{self, Discovery, Git, GitError, Repo};
-use crate::payload::{Outcome, SizePolicy};
+use crate::pipeline::select::Attributes;
 use crate::scorer::{self, ScoreError, Scorer, ScorerSettings};
-use crate::select::{SelectError, Selection};
-use crate::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 
 /// Points between steps where a test may simulate a crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,24 +26,21 @@ pub enum Checkpoint {
     ContinuationSaved,
 }
 
-/// Everything outside the hook that the hook calls.
-pub trait Engine {
+/// Everything outside the process that the hook calls.
+pub trait Effects {
+    /// The repository `cwd` belongs to (UserPromptSubmit).
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError>;
     /// The repository an earlier event of the prompt discovered, resolved again (Stop).
-    fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {
-        self.discover(git, &known.top)
-    }
-    fn snapshot(
+    fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError>;
+    /// UserPromptSubmit: a private snapshot of the working tree, the turn's baseline.
+    fn baseline(
         &self,
         git: &Git,
         repo: &Repo,
         store: &PrivateStore,
         options: &SnapshotOptions,
     ) -> Result<Snapshot, GitError>;
-    fn purge(&self, store: &PrivateStore) -> Result<(), GitError>;
-    /// Stop: what changed in the working tree since the baseline `base`. The real engine
-    /// brings the private index up to date and diffs it against `base`'s tree, writing no tree
-    /// at all (the prompt ends after its Stop).
+    /// Stop: what changed in the working tree since the baseline `base`.
     fn changes_since(
         &self,
         git: &Git,
@@ -51,29 +49,25 @@ pub trait Engine {
         options: &SnapshotOptions,
         base: &Snapshot,
     ) -> Result<Vec<Change>, GitError>;
-    fn select(
-        &self,
-        git: &Git,
-        repo: &Repo,
-        changes: Vec<Change>,
-        excludes: &[String],
-    ) -> Result<Result<Selection, SelectError>, GitError>;
-    fn payload(&self, kept: &[Change], policy: &SizePolicy) -> Outcome;
+    /// Removes the content a prompt's snapshots wrote.
+    fn purge(&self, store: &PrivateStore) -> Result<(), GitError>;
+    /// The `.gitattributes` facts selection needs for `paths`.
+    fn attributes(&self, git: &Git, repo: &Repo, paths: &[Vec<u8>])
+    -> Result<Attributes, GitError>;
+    /// The scorer the user's settings choose.
     fn scorer(
         &self,
         settings: &ScorerSettings,
     ) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError>;
-    fn axes(&self) -> &'static [Axis; AXIS_COUNT];
-    fn select_axes(&self, scores: &[f64; AXIS_COUNT], thresholds: &Thresholds) -> Vec<Selected>;
-    /// Called between steps; does nothing in the real engine.
+    /// Called between steps; does nothing in the real effects.
     fn checkpoint(&self, _at: Checkpoint) {}
 }
 
-/// The real stages.
+/// The real effects: git and the scorer backends.
 #[derive(Debug, Default)]
-pub struct Stages;
+pub struct Real;
 
-impl Engine for Stages {
+impl Effects for Real {
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
         git::discover(git, cwd)
     }
@@ -82,7 +76,7 @@ impl Engine for Stages {
         git::rediscover(git, known)
     }
 
-    fn snapshot(
+    fn baseline(
         &self,
         git: &Git,
         repo: &Repo,
@@ -92,10 +86,8 @@ impl Engine for Stages {
         snapshot::take(git, repo, store, options)
     }
 
-    fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
-        snapshot::purge_prompt(store)
-    }
-
+    // The prompt ends after its Stop: stage the working tree into the private index and diff
+    // it against the baseline's tree, writing no tree at all.
     fn changes_since(
         &self,
         git: &Git,
@@ -108,18 +100,17 @@ impl Engine for Stages {
         diff::diff_index(git, repo, store, base, &staged)
     }
 
-    fn select(
+    fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
+        snapshot::purge_prompt(store)
+    }
+
+    fn attributes(
         &self,
         git: &Git,
         repo: &Repo,
-        changes: Vec<Change>,
-        excludes: &[String],
-    ) -> Result<Result<Selection, SelectError>, GitError> {
-        crate::pipeline::select_changes(git, Some(repo), changes, excludes)
-    }
-
-    fn payload(&self, kept: &[Change], policy: &SizePolicy) -> Outcome {
-        crate::pipeline::build_payload(kept, policy)
+        paths: &[Vec<u8>],
+    ) -> Result<Attributes, GitError> {
+        git::attributes::read(git, repo, paths)
     }
 
     fn scorer(
@@ -127,13 +118,5 @@ impl Engine for Stages {
         settings: &ScorerSettings,
     ) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError> {
         scorer::build(settings)
-    }
-
-    fn axes(&self) -> &'static [Axis; AXIS_COUNT] {
-        axes::axes()
-    }
-
-    fn select_axes(&self, scores: &[f64; AXIS_COUNT], thresholds: &Thresholds) -> Vec<Selected> {
-        crate::pipeline::select_axes(scores, thresholds)
     }
 }

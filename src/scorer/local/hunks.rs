@@ -16,7 +16,7 @@ pub enum Lang {
 }
 
 impl Lang {
-    /// Bit used by [`super::rules::Rule::langs`].
+    /// Bit used by [`super::line_rules::Rule::langs`].
     pub fn bit(self) -> u16 {
         1 << (self as u16)
     }

@@ -7,7 +7,7 @@
 //! a common first directory the way `patch -p1` would, and each file gets a `diff --git`
 //! header, so the payload reads the same whichever tool wrote the patch.
 
-use crate::diff::{Change, Status};
+use crate::git::diff::{Change, Status};
 
 /// Why a patch could not be read as a diff.
 #[derive(Debug, thiserror::Error)]

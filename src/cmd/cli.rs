@@ -92,7 +92,7 @@ pub struct EvalArgs {
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// How many decisions to show.
-    #[arg(long, short = 'n', default_value_t = crate::status::DEFAULT_LIMIT)]
+    #[arg(long, short = 'n', default_value_t = crate::cmd::status::DEFAULT_LIMIT)]
     pub limit: usize,
     /// Show decisions from every repository, not only this one.
     #[arg(long)]

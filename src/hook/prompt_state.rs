@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::config::Frozen;
 use crate::git::Repo;
-use crate::snapshot::Snapshot;
+use crate::git::snapshot::Snapshot;
 
 /// Version of the state file format; another version is a foreign file.
 pub const STATE_VERSION: u32 = 1;

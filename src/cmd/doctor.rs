@@ -8,11 +8,11 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use crate::config::{self, ConfigError, HostEnv};
-use crate::envvars as ev;
+use crate::env::vars as ev;
 use crate::git::{self, Discovery, Git};
+use crate::process::{self, Limits};
 use crate::scorer::{self, ScorerKind};
-use crate::store::{MARKER, STALE_PROMPT_AGE};
-use crate::subprocess::{self, Limits};
+use crate::state::{MARKER, STALE_PROMPT_AGE};
 
 /// Oldest git the snapshot engine supports (`rev-parse --path-format=absolute`).
 pub const MIN_GIT: (u32, u32) = (2, 31);
@@ -213,7 +213,10 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
             (ScorerKind::Auto, _) => {
                 "auto → local: no TypeSafe key is set; nothing leaves the machine".to_owned()
             }
-            (_, kind) => format!("{} chosen by {chosen_by}", crate::eval::kind_name(kind)),
+            (_, kind) => format!(
+                "{} chosen by {chosen_by}",
+                crate::cmd::eval::kind_name(kind)
+            ),
         };
         match scorer::build(settings) {
             Ok(s) => {
@@ -294,7 +297,7 @@ fn config_failure(name: &'static str, e: &ConfigError, path: &Path) -> Check {
 fn host_version(program: &str) -> Option<String> {
     let mut cmd = Command::new(program);
     cmd.arg("--version");
-    let out = subprocess::run(cmd, None, Limits::new(HOST_DEADLINE, 4096)).ok()?;
+    let out = process::run(cmd, None, Limits::new(HOST_DEADLINE, 4096)).ok()?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     (!text.is_empty()).then(|| text.lines().next().unwrap_or_default().to_owned())
 }

@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value, json};
 
 use super::{EvalResult, Report};
-use crate::axes::{AXIS_IDS, axes};
+use crate::pipeline::axes::{AXIS_IDS, axes};
 
 /// Version of the JSON schema.
 pub const JSON_VERSION: u64 = 1;

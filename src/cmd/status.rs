@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::store::{MARKER, Store};
+use crate::state::{MARKER, Store};
 
 /// Entries shown by default.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -22,7 +22,7 @@ pub enum StatusError {
     #[error("{}: {source}", .path.display())]
     Store {
         path: PathBuf,
-        source: crate::store::StoreError,
+        source: crate::state::StoreError,
     },
 }
 

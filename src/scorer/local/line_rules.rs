@@ -2,9 +2,9 @@
 //! of the files whose language and role the rule names. Structural signals that need more than
 //! one line live in [`super::signals`].
 
-use super::patch::{Lang, Role};
+use super::hunks::{Lang, Role};
 
-/// Axis indexes in contract order (see [`crate::axes::AXIS_IDS`]).
+/// Axis indexes in contract order (see [`crate::pipeline::axes::AXIS_IDS`]).
 pub const BEHAVIOR: usize = 0;
 pub const AUTH: usize = 1;
 pub const INPUT: usize = 2;
@@ -899,7 +899,7 @@ pub static RULES: &[Rule] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::axes::AXIS_IDS;
+    use crate::pipeline::axes::AXIS_IDS;
 
     #[test]
     fn axis_indexes_match_the_contract() {

@@ -1,6 +1,6 @@
 //! Every environment variable jev-preflight reads, in one documented list.
 //!
-//! The process environment is read once, at the edge ([`crate::config::HostEnv::from_process`]),
+//! The process environment is read once, at the edge ([`super::HostEnv::from_process`]),
 //! and passed down; nothing else calls `std::env::var`. Two exceptions, both outside our
 //! control and listed below: the HTTP client reads the proxy variables, and the OS reads
 //! `PATH`. Git's own variables are not read: the hardened git runner removes inherited

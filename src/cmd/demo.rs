@@ -9,9 +9,9 @@ use std::time::{Instant, SystemTime};
 use serde_json::{Value, json};
 
 use crate::config::HostEnv;
-use crate::envvars as ev;
+use crate::env::vars as ev;
 use crate::git::{Git, GitError};
-use crate::hook::{self, Context, engine::Stages};
+use crate::hook::{self, Context, effects};
 
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
@@ -124,7 +124,7 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
         (ev::CLAUDE_PLUGIN_DATA, data.to_string_lossy().into_owned()),
         (ev::SCORER, "local".to_owned()),
     ]);
-    let ctx = Context::new(&env, &Stages);
+    let ctx = Context::new(&env, &effects::Real);
     let cwd = repo.to_string_lossy().into_owned();
     let event = |name: &str, extra: Value| {
         let mut e = json!({

@@ -22,7 +22,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::config::hex_sha256;
+use crate::digest::hex_sha256;
 
 /// Name of the ownership marker at the store's root.
 pub const MARKER: &str = ".jev-preflight-store";

@@ -13,22 +13,21 @@
 //! - `--patch <file>` or `--patch -` (stdin): a unified diff; no repository needed. When the
 //!   current directory is inside a repository, its `.jev-preflight.json` and attributes apply.
 
-pub mod patch;
 pub mod render;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::axes::{self, AXIS_COUNT, AXIS_IDS};
 use crate::config::{self, ConfigError, Frozen, HostEnv};
-use crate::diff::{self, Change};
+use crate::git::diff::{self, Change};
+use crate::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 use crate::git::{self, Discovery, Git, GitError, Repo};
-use crate::payload::{Outcome, SkipReason};
 use crate::pipeline;
-use crate::scorer::{ScoreError, ScorerKind};
-use crate::select::SelectError;
-use crate::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
+use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
+use crate::pipeline::payload::{Outcome, SkipReason};
+use crate::pipeline::select::{Attributes, SelectError, Selector};
+use crate::scorer::{self, ScoreError, ScorerKind};
 
 /// Time a scorer may take for one `eval`.
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);
@@ -134,7 +133,7 @@ pub enum EvalError {
     #[error("the patch {what} is not a diff: {source}")]
     NotADiff {
         what: String,
-        source: patch::PatchError,
+        source: crate::git::diff::patch::PatchError,
     },
     #[error("invalid configuration: {0}")]
     Config(#[from] ConfigError),
@@ -206,7 +205,7 @@ pub enum EvalResult {
     TooLarge { bytes: usize, max_bytes: usize },
     /// A payload, scored unless this is a dry run.
     Payload {
-        payload: Box<crate::payload::Payload>,
+        payload: Box<crate::pipeline::payload::Payload>,
         scored: Option<Scored>,
     },
 }
@@ -344,8 +343,13 @@ pub fn run(
     let changed = changes.len();
 
     // The shared stages: select, payload, score, axes.
-    let selection = pipeline::select_changes(&git, repo.as_ref(), changes, &frozen.exclude)?
-        .map_err(EvalError::Exclude)?;
+    let selector = Selector::new(&frozen.exclude).map_err(EvalError::Exclude)?;
+    let attributes = match &repo {
+        Some(repo) => git::attributes::read(&git, repo, &pipeline::attribute_paths(&changes))?,
+        // A patch scored outside any repository: only paths and contents count.
+        None => Attributes::default(),
+    };
+    let selection = pipeline::select(changes, &selector, &attributes);
     let thresholds = frozen.thresholds();
     let mut report = Report {
         source: request.source.describe(),
@@ -362,7 +366,7 @@ pub fn run(
         result: EvalResult::Empty,
         fail_on: request.fail_on,
     };
-    report.result = match pipeline::build_payload(&selection.kept, &frozen.size_policy()) {
+    report.result = match pipeline::payload(&selection.kept, &frozen.size_policy()) {
         Outcome::Empty => EvalResult::Empty,
         Outcome::Skipped(SkipReason::TooLarge { bytes, max_bytes }) => {
             EvalResult::TooLarge { bytes, max_bytes }
@@ -372,23 +376,21 @@ pub fn run(
             scored: None,
         },
         Outcome::Ready(payload) => {
-            let (name, scores) = pipeline::score(&scorer_settings, &payload, SCORER_BUDGET)
-                .map_err(|source| EvalError::Score {
-                    scorer: report.scorer,
-                    source,
-                })?;
-            report.scorer = name;
-            report.model = scores.model.clone();
-            let selected = pipeline::select_axes(&scores.values, &thresholds)
-                .iter()
-                .map(|s| s.axis)
-                .collect();
+            let fail = |source| EvalError::Score {
+                scorer: report.scorer,
+                source,
+            };
+            let scorer = scorer::build(&scorer_settings).map_err(fail)?;
+            let verdict =
+                pipeline::judge(&payload, &*scorer, &thresholds, SCORER_BUDGET).map_err(fail)?;
+            report.scorer = verdict.scorer;
+            report.model = verdict.scores.model.clone();
             EvalResult::Payload {
                 payload: Box::new(payload),
                 scored: Some(Scored {
-                    values: scores.values,
-                    selected,
-                    evidence: scores.evidence,
+                    values: verdict.scores.values,
+                    selected: verdict.selected.iter().map(|s| s.axis).collect(),
+                    evidence: verdict.scores.evidence,
                 }),
             }
         }
@@ -438,7 +440,7 @@ fn read_patch(path: Option<&Path>, stdin: &mut dyn Read) -> Result<Vec<Change>, 
     if bytes.len() as u64 > MAX_PATCH_BYTES {
         return Err(EvalError::PatchTooLarge { what });
     }
-    patch::parse(&bytes).map_err(|source| EvalError::NotADiff { what, source })
+    crate::git::diff::patch::parse(&bytes).map_err(|source| EvalError::NotADiff { what, source })
 }
 
 /// Resolves `rev` to an object id of kind `peel` (`commit`, `tree`).
@@ -466,7 +468,7 @@ fn resolve(git: &Git, repo: &Repo, rev: &str, peel: &str) -> Result<String, Eval
                 Err(EvalError::BadRevision(rev.to_owned()))
             }
         }
-        Err(GitError::Process(crate::subprocess::ProcessError::Exit { .. })) => {
+        Err(GitError::Process(crate::process::ProcessError::Exit { .. })) => {
             if rev == "HEAD" && unborn(git, repo) {
                 Err(EvalError::NoCommits)
             } else {

@@ -20,14 +20,12 @@
 //!   `docs/a.md`); a trailing `/` matches directories only;
 //! - `!glob` re-includes; `\` escapes a special character.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
-use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::diff::Change;
-use crate::git::{Git, GitError, Repo};
+use crate::git::diff::Change;
 
 /// Compiled exclude rules (built-ins plus the user's globs).
 #[derive(Debug, Clone)]
@@ -480,7 +478,7 @@ pub fn select(changes: Vec<Change>, selector: &Selector, attributes: &Attributes
 }
 
 /// The directory prefixes of `path` whose last segment is an output-tree name.
-fn output_dirs_of(path: &[u8]) -> Vec<&[u8]> {
+pub(crate) fn output_dirs_of(path: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();
     let mut start = 0;
     for (i, &b) in path.iter().enumerate() {
@@ -499,14 +497,14 @@ fn output_dirs_of(path: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-fn parent_of(dir: &[u8]) -> &[u8] {
+pub(crate) fn parent_of(dir: &[u8]) -> &[u8] {
     match dir.iter().rposition(|&b| b == b'/') {
         Some(at) => &dir[..at],
         None => b"",
     }
 }
 
-fn basename(path: &[u8]) -> &[u8] {
+pub(crate) fn basename(path: &[u8]) -> &[u8] {
     match path.iter().rposition(|&b| b == b'/') {
         Some(at) => &path[at + 1..],
         None => path,
@@ -521,7 +519,7 @@ fn is_manifest_for(dir: &[u8], parent: &[u8], file: &[u8]) -> bool {
     manifest_matches(basename(dir), basename(file))
 }
 
-fn manifest_matches(dir_name: &[u8], file_name: &[u8]) -> bool {
+pub(crate) fn manifest_matches(dir_name: &[u8], file_name: &[u8]) -> bool {
     OUTPUT_TREES
         .iter()
         .filter(|(name, _)| name.as_bytes() == dir_name)
@@ -597,120 +595,6 @@ fn is_minified(change: &Change) -> bool {
         .patch
         .split(|&b| b == b'\n')
         .any(|l| l.starts_with(b"+") && !l.starts_with(b"+++") && l.len() > 1000)
-}
-
-/// Reads the attributes that matter for selection for `paths` from the working tree.
-///
-/// One `git check-attr -z --stdin` call (check-attr reads attribute files and runs no filter,
-/// driver or hook), plus a look at the working tree for the build manifests that make a
-/// `target/`, `build/`, `dist/`, … directory an output tree.
-pub fn read_attributes(git: &Git, repo: &Repo, paths: &[Vec<u8>]) -> Result<Attributes, GitError> {
-    let mut attributes = Attributes::default();
-    if paths.is_empty() {
-        return Ok(attributes);
-    }
-    let mut stdin = Vec::new();
-    for path in paths {
-        stdin.extend_from_slice(path);
-        stdin.push(0);
-    }
-    let mut cmd = git.command(&repo.top);
-    repo.without_index(&mut cmd);
-    cmd.args([
-        "check-attr",
-        "-z",
-        "--stdin",
-        "linguist-generated",
-        "linguist-vendored",
-        "diff",
-    ]);
-    let out = git.run(cmd, Some(stdin))?;
-    // Output is `path NUL attribute NUL info NUL` per path and attribute.
-    let body = out.strip_suffix(&[0u8][..]).unwrap_or(&out);
-    let fields: Vec<&[u8]> = if body.is_empty() {
-        Vec::new()
-    } else {
-        body.split(|&b| b == 0).collect()
-    };
-    if !fields.len().is_multiple_of(3) {
-        return Err(GitError::Parse {
-            command: "check-attr".to_owned(),
-            detail: format!("{} NUL-separated fields", fields.len()),
-        });
-    }
-    for record in fields.chunks_exact(3) {
-        let (path, attr, info) = (record[0], record[1], record[2]);
-        let on = info == b"set" || info == b"true";
-        match attr {
-            b"linguist-generated" if on => {
-                attributes.generated.insert(path.to_vec());
-            }
-            b"linguist-vendored" if on => {
-                attributes.vendored.insert(path.to_vec());
-            }
-            b"diff" if info == b"unset" => {
-                attributes.no_diff.insert(path.to_vec());
-            }
-            _ => {}
-        }
-    }
-    attributes.output_roots = find_output_roots(&repo.top, paths);
-    Ok(attributes)
-}
-
-/// The output-tree directories among `paths`' ancestors that sit next to their manifest.
-fn find_output_roots(top: &Path, paths: &[Vec<u8>]) -> HashSet<Vec<u8>> {
-    let mut listings: HashMap<Vec<u8>, Vec<Vec<u8>>> = HashMap::new();
-    let mut roots = HashSet::new();
-    for path in paths {
-        for dir in output_dirs_of(path) {
-            if roots.contains(dir) {
-                continue;
-            }
-            let parent = parent_of(dir);
-            let names = listings
-                .entry(parent.to_vec())
-                .or_insert_with(|| list_dir(&top.join(bytes_path(parent))));
-            if names.iter().any(|n| manifest_matches(basename(dir), n)) {
-                roots.insert(dir.to_vec());
-            }
-        }
-    }
-    roots
-}
-
-/// File names in `dir` (regular files only; nothing is followed or read).
-fn list_dir(dir: &Path) -> Vec<Vec<u8>> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| os_bytes(&e.file_name()))
-        .collect()
-}
-
-#[cfg(unix)]
-fn bytes_path(raw: &[u8]) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    PathBuf::from(std::ffi::OsStr::from_bytes(raw))
-}
-
-#[cfg(not(unix))]
-fn bytes_path(raw: &[u8]) -> PathBuf {
-    PathBuf::from(String::from_utf8_lossy(raw).into_owned())
-}
-
-#[cfg(unix)]
-fn os_bytes(name: &std::ffi::OsStr) -> Vec<u8> {
-    use std::os::unix::ffi::OsStrExt;
-    name.as_bytes().to_vec()
-}
-
-#[cfg(not(unix))]
-fn os_bytes(name: &std::ffi::OsStr) -> Vec<u8> {
-    name.to_string_lossy().into_owned().into_bytes()
 }
 
 #[cfg(test)]

@@ -1,4 +1,17 @@
 //! The command line: parse arguments, run one command, map the result to an exit code.
+//!
+//! One room per user command; `hook` is the one command that serves the host, and lives in
+//! [`crate::hook`]. Commands report errors loudly (exit 2 with a `hint:`); only the hook fails
+//! open.
+
+pub mod cli;
+pub mod demo;
+pub mod docs;
+pub mod doctor;
+pub mod eval;
+pub mod init;
+pub mod install;
+pub mod status;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
@@ -7,10 +20,10 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
+use crate::cmd::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
 use crate::config::HostEnv;
-use crate::envvars as ev;
-use crate::hook::{self, engine::Stages, event::EventName};
+use crate::env::vars as ev;
+use crate::hook::{self, effects, event::EventName};
 
 /// Why a user command failed, or finished with a verdict that is not success.
 #[derive(Debug, thiserror::Error)]
@@ -18,17 +31,17 @@ pub enum RunError {
     #[error(transparent)]
     Usage(clap::Error),
     #[error(transparent)]
-    Demo(#[from] crate::demo::DemoError),
+    Demo(#[from] crate::cmd::demo::DemoError),
     #[error(transparent)]
-    Eval(#[from] crate::eval::EvalError),
+    Eval(#[from] crate::cmd::eval::EvalError),
     #[error(transparent)]
-    Status(#[from] crate::status::StatusError),
+    Status(#[from] crate::cmd::status::StatusError),
     #[error(transparent)]
-    Install(#[from] crate::install::InstallError),
+    Install(#[from] crate::cmd::install::InstallError),
     #[error(transparent)]
-    Init(#[from] crate::init::InitError),
+    Init(#[from] crate::cmd::init::InitError),
     #[error(transparent)]
-    Docs(#[from] crate::docs::DocsError),
+    Docs(#[from] crate::cmd::docs::DocsError),
     #[error("`{}` is not inside a git repository", .0.display())]
     NotARepo(PathBuf),
     #[error("cannot tell where this program is: {0}")]
@@ -87,7 +100,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), RunError> {
         }
         Invocation::User(Command::Demo) => {
             let mut out = std::io::stdout().lock();
-            crate::demo::run(&mut out)?;
+            crate::cmd::demo::run(&mut out)?;
             Ok(())
         }
         Invocation::User(Command::Version) => {
@@ -162,11 +175,11 @@ fn run_user(command: Command) -> Result<(), RunError> {
         Command::Eval(args) => eval(&env, args),
         Command::Status(args) => status(&env, args),
         Command::Doctor => {
-            let checks = crate::doctor::run(&env, &cwd()?);
-            print(&crate::doctor::render(&checks))?;
+            let checks = crate::cmd::doctor::run(&env, &cwd()?);
+            print(&crate::cmd::doctor::render(&checks))?;
             match checks
                 .iter()
-                .filter(|c| c.level == crate::doctor::Level::Fail)
+                .filter(|c| c.level == crate::cmd::doctor::Level::Fail)
                 .count()
             {
                 0 => Ok(()),
@@ -178,7 +191,7 @@ fn run_user(command: Command) -> Result<(), RunError> {
         Command::Init { force } => {
             let top =
                 repo_top(&cwd()?)?.ok_or_else(|| RunError::NotARepo(cwd().unwrap_or_default()))?;
-            let outcome = crate::init::init(&top, force)?;
+            let outcome = crate::cmd::init::init(&top, force)?;
             let verb = if outcome.replaced {
                 "replaced"
             } else {
@@ -187,17 +200,17 @@ fn run_user(command: Command) -> Result<(), RunError> {
             print(&format!(
                 "{verb} `{}`\n\n{}",
                 outcome.path.display(),
-                crate::init::explanation()
+                crate::cmd::init::explanation()
             ))
         }
         Command::Completions { shell } => {
             let mut out = Vec::new();
-            crate::docs::completions(&mut Cli::command(), &shell, &mut out)?;
+            crate::cmd::docs::completions(&mut Cli::command(), &shell, &mut out)?;
             print(&String::from_utf8_lossy(&out))
         }
         Command::Man => {
             let mut out = Vec::new();
-            crate::docs::man_page(&Cli::command(), &mut out)?;
+            crate::cmd::docs::man_page(&Cli::command(), &mut out)?;
             print(&String::from_utf8_lossy(&out))
         }
         Command::Demo | Command::Version | Command::Hook { .. } => Ok(()),
@@ -214,27 +227,31 @@ fn repo_top(dir: &Path) -> Result<Option<PathBuf>, RunError> {
 }
 
 fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
-    let request = crate::eval::Request {
-        source: crate::eval::Source::from_args(args.range.as_deref(), args.patch.as_deref()),
+    let request = crate::cmd::eval::Request {
+        source: crate::cmd::eval::Source::from_args(args.range.as_deref(), args.patch.as_deref()),
         scorer: args.scorer.map(Into::into),
         dry_run: args.dry_run,
         fail_on: args.fail_on,
     };
     let format = if args.json { Format::Json } else { args.format };
-    let report = crate::eval::run(env, &cwd()?, &request, &mut std::io::stdin().lock())?;
+    let report = crate::cmd::eval::run(env, &cwd()?, &request, &mut std::io::stdin().lock())?;
     let text = match format {
-        Format::Json => format!("{:#}\n", crate::eval::render::json(&report)),
-        Format::Markdown => crate::eval::render::markdown(&report),
+        Format::Json => format!("{:#}\n", crate::cmd::eval::render::json(&report)),
+        Format::Markdown => crate::cmd::eval::render::markdown(&report),
         Format::Text => match &report.result {
             // The exact payload on stdout, the summary on stderr: `> payload.json` keeps it.
-            crate::eval::EvalResult::Payload {
+            crate::cmd::eval::EvalResult::Payload {
                 payload,
                 scored: None,
             } => {
-                let _ = write!(std::io::stderr(), "{}", crate::eval::render::table(&report));
+                let _ = write!(
+                    std::io::stderr(),
+                    "{}",
+                    crate::cmd::eval::render::table(&report)
+                );
                 format!("{}\n", payload.json)
             }
-            _ => crate::eval::render::table(&report),
+            _ => crate::cmd::eval::render::table(&report),
         },
     };
     print(&text)?;
@@ -244,7 +261,7 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
     }
     let axes: Vec<String> = failing
         .iter()
-        .map(|&(i, v)| format!("{} {v:.2}", crate::axes::AXIS_IDS[i]))
+        .map(|&(i, v)| format!("{} {v:.2}", crate::pipeline::axes::AXIS_IDS[i]))
         .collect();
     Err(RunError::FailOn(format!(
         "jev-preflight: --fail-on {}: {}",
@@ -256,21 +273,21 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
 fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
     let data = env
         .data_dir()
-        .ok_or(crate::status::StatusError::NoDataDir)?;
+        .ok_or(crate::cmd::status::StatusError::NoDataDir)?;
     let top = if args.all { None } else { repo_top(&cwd()?)? };
     let scope = match &top {
         Some(top) => format!("in {}", top.display()),
         None => "in any repository".to_owned(),
     };
-    let entries = crate::status::decisions(&data, top.as_deref(), args.limit)?;
+    let entries = crate::cmd::status::decisions(&data, top.as_deref(), args.limit)?;
     if args.json {
         return print(&format!("{:#}\n", serde_json::Value::Array(entries)));
     }
-    print(&crate::status::render(&entries, &scope, env.now))
+    print(&crate::cmd::status::render(&entries, &scope, env.now))
 }
 
 fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> {
-    use crate::install::{self, Host, Scope};
+    use crate::cmd::install::{self, Host, Scope};
     let host = if args.codex {
         Host::Codex
     } else {
@@ -280,7 +297,7 @@ fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> 
         let home = env
             .get(ev::HOME)
             .map(PathBuf::from)
-            .ok_or_else(|| RunError::Status(crate::status::StatusError::NoDataDir))?;
+            .ok_or_else(|| RunError::Status(crate::cmd::status::StatusError::NoDataDir))?;
         let dir_var = if args.codex {
             ev::CODEX_HOME
         } else {
@@ -312,7 +329,7 @@ fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> 
 fn run_hook(argv_event: Option<EventName>) {
     hook::install_panic_hook();
     let env = HostEnv::from_process();
-    let ctx = hook::Context::new(&env, &Stages);
+    let ctx = hook::Context::new(&env, &effects::Real);
     let mut input = Vec::new();
     let read = std::io::stdin()
         .lock()

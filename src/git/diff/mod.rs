@@ -6,10 +6,11 @@
 //! written for the raw record's paths, and the three views are cross-checked (same paths,
 //! same binary verdict, same added/removed line counts) before anything is trusted.
 
-mod parse;
+pub mod patch;
+mod raw;
 
+use crate::git::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged};
 use crate::git::{Git, GitError, Repo};
-use crate::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged};
 
 /// How a path changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -94,7 +95,7 @@ pub fn diff_trees(
     repo.without_index(&mut cmd);
     cmd.args(diff_args("diff-tree"))
         .args([base_tree, head_tree, "--"]);
-    let mut changes = parse::parse(&git.run(cmd, None)?)?;
+    let mut changes = raw::parse(&git.run(cmd, None)?)?;
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }
@@ -107,7 +108,7 @@ pub fn diff_trees(
 /// git runs at all. The Stop uses it (its prompt ends with it, so no later diff needs the
 /// tree) and so does `eval` of the working tree (with no tree cache to fill).
 ///
-/// [`snapshot::stage`]: crate::snapshot::stage
+/// [`snapshot::stage`]: crate::git::snapshot::stage
 pub fn diff_index(
     git: &Git,
     repo: &Repo,
@@ -149,7 +150,7 @@ fn private_diff(
     if !index {
         repo.without_index(&mut cmd);
     }
-    parse::parse(&runner.git_output(cmd, None)?)
+    raw::parse(&runner.git_output(cmd, None)?)
 }
 
 /// `command` with the fixed options, paths quoted the one way the parser reads them.
@@ -198,9 +199,11 @@ fn merge_oversized(
             }
             continue;
         }
-        let exists =
-            std::fs::symlink_metadata(repo.top.join(crate::snapshot::path_from_bytes(&gone.path)))
-                .is_ok();
+        let exists = std::fs::symlink_metadata(
+            repo.top
+                .join(crate::git::snapshot::path_from_bytes(&gone.path)),
+        )
+        .is_ok();
         let status = if exists {
             Status::Modified
         } else {

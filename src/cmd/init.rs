@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::axes::{AXIS_IDS, DEFAULT_THRESHOLD};
-use crate::payload::DEFAULT_MAX_DIFF_BYTES;
-use crate::snapshot::DEFAULT_UNTRACKED_CAP;
+use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
+use crate::pipeline::axes::{AXIS_IDS, DEFAULT_THRESHOLD};
+use crate::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
 
 /// The repository config file, at the repository's top level.
 pub const CONFIG_FILE: &str = crate::config::REPO_CONFIG_FILE;
@@ -22,7 +22,7 @@ pub const CONFIG_FILE: &str = crate::config::REPO_CONFIG_FILE;
 pub const SCHEMA_URL: &str =
     "https://raw.githubusercontent.com/typesafe-ai/jev-preflight/main/src/config.schema.json";
 /// The JSON Schema (draft 2020-12) of the repository config.
-pub const CONFIG_SCHEMA: &str = include_str!("config.schema.json");
+pub const CONFIG_SCHEMA: &str = include_str!("../config.schema.json");
 
 /// The keys of the repository config in the order the starter file and the explanation use.
 pub const KEYS: [&str; 9] = [

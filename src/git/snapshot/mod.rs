@@ -7,8 +7,8 @@
 //! would write that already exists in a store it can see; commands that only read also see
 //! the repository's real store through an alternate.
 
-mod status;
-mod store;
+mod dirs;
+mod porcelain;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -16,10 +16,10 @@ use std::process::Command;
 use std::time::SystemTime;
 
 use crate::git::{Git, GitError, ObjectFormat, Repo, quote};
-use crate::subprocess::ProcessError;
+use crate::process::ProcessError;
 
-pub(crate) use store::Dirs;
-pub use store::{Sweep, sweep_tree_cache};
+pub(crate) use dirs::Dirs;
+pub use dirs::{Sweep, sweep_tree_cache};
 
 /// Default size above which an untracked file is reported but never read.
 pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
@@ -111,7 +111,7 @@ pub struct Staged {
 
 /// Brings the private index in `store` up to date with the working tree, as [`take`] does,
 /// without writing its tree: for a diff of the index itself against one tree (see
-/// [`crate::diff::diff_index`]), which needs no tree of the working tree at all.
+/// [`crate::git::diff::diff_index`]), which needs no tree of the working tree at all.
 pub fn stage(
     git: &Git,
     repo: &Repo,
@@ -181,7 +181,7 @@ fn stage_into(
         // `changes_made_right_after_a_snapshot_are_all_seen`.)
         status.env("GIT_OPTIONAL_LOCKS", "1");
     }
-    let pending = status::parse(&run.git_output(status, None)?)?;
+    let pending = porcelain::parse(&run.git_output(status, None)?)?;
 
     let (stage, oversized) = partition_by_size(run.repo, pending, options.untracked_cap);
     if stage.is_empty() {
@@ -204,7 +204,7 @@ fn stage_into(
 
 /// Removes the prompt's private index and objects.
 pub fn purge_prompt(store: &PrivateStore) -> Result<(), GitError> {
-    store::remove_prompt(&store.prompt)
+    dirs::remove_prompt(&store.prompt)
 }
 
 /// Which object stores a git command may see.
@@ -414,7 +414,7 @@ impl Runner<'_> {
 /// judged by `lstat` alone so that an oversized file is never opened.
 fn partition_by_size(
     repo: &Repo,
-    pending: Vec<status::Pending>,
+    pending: Vec<porcelain::Pending>,
     cap: u64,
 ) -> (Vec<u8>, Vec<OversizedFile>) {
     let mut stage = Vec::new();

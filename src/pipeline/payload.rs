@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use crate::diff::{Change, Status};
-use crate::redact::{RedactionReport, Redactor};
+use crate::git::diff::{Change, Status};
+use crate::pipeline::redact::{RedactionReport, Redactor};
 
 /// Default cap on the canonical payload, in bytes.
 pub const DEFAULT_MAX_DIFF_BYTES: usize = 65536;
