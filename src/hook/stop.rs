@@ -9,7 +9,7 @@ use crate::git::snapshot::{PrivateStore, SnapshotOptions};
 use crate::hook::answer::{self, Finding};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
-use crate::hook::failure::Failure;
+use crate::hook::failure::{Class, Failure};
 use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
 use crate::pipeline;
@@ -62,7 +62,7 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
             let _ = prompt.remove();
             return Err(match other {
                 Err(e) => e.into(),
-                _ => Failure::new("state_corrupt", "state file of another version"),
+                _ => Failure::new(Class::StateCorrupt, "state file of another version"),
             });
         }
     };

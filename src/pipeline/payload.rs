@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 
 use crate::git::diff::{Change, Status};
+use crate::pipeline::paths::is_test_path;
 use crate::pipeline::redact::{RedactionReport, Redactor};
 
 /// Default cap on the canonical payload, in bytes.
@@ -387,30 +388,7 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 fn classify(path: &str) -> Class {
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    let stem = name.split('.').next().unwrap_or(name);
-    let in_test_dir = lower.split('/').rev().skip(1).any(|dir| {
-        matches!(
-            dir,
-            "test"
-                | "tests"
-                | "__tests__"
-                | "spec"
-                | "specs"
-                | "testing"
-                | "testdata"
-                | "fixtures"
-                | "e2e"
-                | "it"
-        )
-    });
-    let test_name = stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || stem.ends_with("_spec")
-        || (stem.ends_with("test") && path.rsplit('/').next().is_some_and(|n| n.contains("Test")))
-        || name.contains(".test.")
-        || name.contains(".spec.");
-    if in_test_dir || test_name {
+    if is_test_path(path) {
         return Class::Test;
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");

@@ -61,9 +61,10 @@ impl JevScorer {
     ) -> Result<JevScorer, ScoreError> {
         let endpoint = Endpoint::parse(url.unwrap_or(DEFAULT_URL), "Jev URL")?;
         if !endpoint.https && !endpoint.loopback {
-            return Err(ScoreError::Config(
-                "the Jev URL must use https (plain http is allowed only for loopback)".into(),
-            ));
+            return Err(ScoreError::Config {
+                setting: "Jev URL",
+                problem: "must use https (plain http is allowed only for loopback)",
+            });
         }
         let model = match model.map(str::trim) {
             None | Some("") => DEFAULT_MODEL.to_owned(),
@@ -120,11 +121,8 @@ impl Scorer for JevScorer {
 
 /// A timeout is reported against the whole budget; any text is scrubbed of the key.
 fn scrub_error(e: ScoreError, key: &str, budget: Duration) -> ScoreError {
-    match e {
-        ScoreError::Timeout(_) => ScoreError::Timeout(budget),
-        ScoreError::Network(m) => ScoreError::Network(m.replace(key, "****")),
-        ScoreError::Config(m) => ScoreError::Config(m.replace(key, "****")),
-        ScoreError::InvalidResponse(m) => ScoreError::InvalidResponse(m.replace(key, "****")),
+    match e.against_budget(budget) {
+        ScoreError::Network(t) => ScoreError::Network(t.scrub(key)),
         other => other,
     }
 }
@@ -153,7 +151,7 @@ pub fn retry_wait(
 pub fn request_body(payload: &Payload, model: &str) -> Result<String, ScoreError> {
     // The payload is sent byte for byte, so it must be one well-formed JSON value.
     serde_json::from_str::<serde::de::IgnoredAny>(&payload.json)
-        .map_err(|_| ScoreError::Config("the payload is not well-formed JSON".into()))?;
+        .map_err(|_| ScoreError::PayloadNotJson)?;
     let mut questions = serde_json::Map::new();
     for axis in axes() {
         questions.insert(
@@ -193,34 +191,34 @@ fn ordered_object(map: &serde_json::Map<String, Value>) -> String {
 /// Error texts name the offending field only, never the reply's content.
 pub fn parse_reply(body: &[u8]) -> Result<Scores, ScoreError> {
     if body.len() > MAX_REPLY_BYTES {
-        return Err(ScoreError::ResponseTooLarge(MAX_REPLY_BYTES));
+        return Err(ScoreError::ResponseTooLarge {
+            limit: MAX_REPLY_BYTES,
+        });
     }
-    let invalid = |m: String| ScoreError::InvalidResponse(m);
+    let invalid = |at: String, problem| ScoreError::InvalidResponse { at, problem };
     // `from_slice` rejects anything but whitespace after the value.
-    let reply: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "not one JSON value ({} at line {} column {})",
-            category(&e),
-            e.line(),
-            e.column()
-        ))
+    let reply: Value = serde_json::from_slice(body).map_err(|e| ScoreError::NotJson {
+        category: category(&e),
+        line: e.line(),
+        column: e.column(),
     })?;
     let answers = reply
         .get("answers")
         .and_then(Value::as_object)
-        .ok_or_else(|| invalid("`answers` is missing or not an object".into()))?;
+        .ok_or_else(|| invalid("`answers`".into(), "is missing or not an object"))?;
     let mut values = [0.0; AXIS_COUNT];
     for (i, id) in AXIS_IDS.iter().enumerate() {
+        let at = || format!("`answers.{id}.noul`");
         let noul = answers
             .get(*id)
-            .ok_or_else(|| invalid(format!("axis `{id}` is missing")))?
+            .ok_or_else(|| invalid(format!("axis `{id}`"), "is missing"))?
             .get("noul")
-            .ok_or_else(|| invalid(format!("`answers.{id}.noul` is missing")))?;
+            .ok_or_else(|| invalid(at(), "is missing"))?;
         let v = noul
             .as_f64()
-            .ok_or_else(|| invalid(format!("`answers.{id}.noul` is not a number")))?;
+            .ok_or_else(|| invalid(at(), "is not a number"))?;
         if !v.is_finite() || !(0.0..=1.0).contains(&v) {
-            return Err(invalid(format!("`answers.{id}.noul` is outside [0, 1]")));
+            return Err(invalid(at(), "is outside [0, 1]"));
         }
         values[i] = v;
     }
