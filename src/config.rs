@@ -128,7 +128,7 @@ impl<'de> serde::Deserialize<'de> for TopKeys {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = TopKeys;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(

@@ -63,7 +63,7 @@ fn axis_id(axis: usize) -> &'static str {
 }
 
 /// The continuation text for assist mode.
-pub fn assist_text(f: &Finding) -> String {
+pub fn assist_text(f: &Finding<'_>) -> String {
     let mut t = String::new();
     t.push_str(
         "jev-preflight scored the code change of this turn and asks for one more look before \

@@ -146,7 +146,7 @@ pub fn install_panic_hook() {
 }
 
 /// Handles one hook invocation: `input` is stdin, `argv` the subcommand's event, if any.
-pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
+pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Option<EventName>) -> Output {
     let event = match Event::decode(input) {
         Ok(e) => e,
         Err(e) => return fail(ctx, &Event::default(), None, Failure::from(e)),
@@ -196,7 +196,7 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
 }
 
 /// The one fail-open path. `name` is `None` when the input was not an event at all.
-fn fail(ctx: &Context, event: &Event, name: Option<EventName>, failure: Failure) -> Output {
+fn fail(ctx: &Context<'_>, event: &Event, name: Option<EventName>, failure: Failure) -> Output {
     let label = name.map_or("hook", EventName::protocol_name);
     let mut answer = Answer::default();
     // Where a notice can reach the user: not on SessionEnd (the host discards its output),
@@ -223,7 +223,7 @@ fn fail(ctx: &Context, event: &Event, name: Option<EventName>, failure: Failure)
 /// Whether this is the first notice of `class` in the session. When the store cannot record
 /// it, the notice is shown (better once too often than a silent failure), unless the store is
 /// only busy: another hook process of this session is recording one right now.
-fn first_notice(ctx: &Context, event: &Event, class: Class) -> bool {
+fn first_notice(ctx: &Context<'_>, event: &Event, class: Class) -> bool {
     let Ok(dir) = ctx.data_dir() else { return true };
     match Store::open(&dir) {
         Ok(store) => store
@@ -236,7 +236,7 @@ fn first_notice(ctx: &Context, event: &Event, class: Class) -> bool {
 
 /// Appends to the decision log `status` reads; never fails the hook.
 fn log(
-    ctx: &Context,
+    ctx: &Context<'_>,
     event: &Event,
     label: &str,
     outcome: &str,
@@ -268,13 +268,13 @@ fn log(
 }
 
 /// Stdin held more than an event may (the rest was not read).
-pub fn handle_too_large(ctx: &Context) -> Output {
+pub fn handle_too_large(ctx: &Context<'_>) -> Output {
     let failure = Failure::from(event::EventError::TooLarge);
     fail(ctx, &Event::default(), None, failure)
 }
 
 /// Stdin could not be read at all.
-pub fn handle_unreadable(ctx: &Context, error: &std::io::Error) -> Output {
+pub fn handle_unreadable(ctx: &Context<'_>, error: &std::io::Error) -> Output {
     fail(
         ctx,
         &Event::default(),

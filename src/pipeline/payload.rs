@@ -267,7 +267,12 @@ fn assemble(
         max_bytes.saturating_sub(base_len() + included_cost(sections, included))
     };
     diff.push_str(&marker(sections, omitted, room)?);
-    let mut files: Vec<String> = keep.iter().map(|&i| sections[i].path.clone()).collect();
+    // A rename or copy names both of its paths, as the original plugin's payload does.
+    let mut files: Vec<String> = keep
+        .iter()
+        .flat_map(|&i| std::iter::once(&sections[i].path).chain(sections[i].old_path.as_ref()))
+        .cloned()
+        .collect();
     files.sort_unstable();
     files.dedup();
     let mut omitted_names: Vec<String> =
@@ -323,7 +328,12 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
         }
     };
     let class = classify(&path);
-    let cost = escaped_len(&text) + escaped_len(&path) + 2;
+    // Text, the path's entry in `files`, and for a rename the old path's entry and its comma
+    // (an upper bound: equal paths are listed once).
+    let cost = escaped_len(&text)
+        + escaped_len(&path)
+        + 2
+        + old_path.as_ref().map_or(0, |old| escaped_len(old) + 3);
     Section {
         path,
         old_path,

@@ -95,8 +95,10 @@ pub fn check_private_dir(path: &Path) -> Result<(), FsError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        #[allow(unsafe_code)]
         // SAFETY: geteuid has no preconditions and cannot fail.
-        if meta.uid() != unsafe { libc::geteuid() } {
+        let euid = unsafe { libc::geteuid() };
+        if meta.uid() != euid {
             return Err(refuse("is owned by another user"));
         }
         if meta.mode() & 0o077 != 0 {

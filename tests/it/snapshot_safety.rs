@@ -11,7 +11,7 @@ use jev_preflight::git::diff::{self, Status};
 use jev_preflight::git::snapshot::{self, PrivateStore, SnapshotOptions};
 use jev_preflight::git::{self, Discovery, Git};
 
-use crate::snapshot::{Store, found, run_turn};
+use crate::snapshot_zero_writes::{Store, found, run_turn};
 use crate::support::TestRepo;
 
 fn write_exec(path: &Path, body: &str) {
