@@ -2,6 +2,13 @@
 //! with at most one JSON object on stdout. Every failure is handled here, in one place: it
 //! becomes a class, one stderr line, and at most one notice per session per class; the exit
 //! code is always 0 and a panic is caught and treated the same way.
+//!
+//! The rooms: [`event`] decodes the input, [`prompt`] (UserPromptSubmit), [`stop`] and
+//! [`session_end`] handle the three events, [`prompt_state`] is what a prompt persists between
+//! them (the frozen config, the baseline, the loop gates), [`answer`] renders what is printed,
+//! [`failure`] classifies what went wrong, and [`effects`] is the seam to git and the scorer.
+//! The hook decides; it calls [`crate::pipeline`] for the pure stages and never runs git or
+//! touches the network except through [`effects::Effects`].
 
 pub mod answer;
 pub mod effects;

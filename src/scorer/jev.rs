@@ -2,7 +2,7 @@
 //!
 //! The request is `{"state":<canonical payload>,"model":…,"questions":{<axis>:…}}`, with the
 //! payload spliced in byte for byte; the reply must hold `answers.<axis>.noul`, a number in
-//! [0,1], for all 8 axes. The `command` backend speaks the same contract over stdin/stdout.
+//! \[0, 1\], for all 8 axes. The `command` backend speaks the same contract over stdin/stdout.
 
 use std::fmt;
 use std::time::{Duration, Instant, SystemTime};
@@ -211,7 +211,7 @@ struct Criteria {
 }
 
 /// Validates a reply: one JSON object, nothing after it, `answers.<axis>.noul` a finite
-/// number in [0,1] for every axis. Extra fields are ignored; a string `model` is recorded.
+/// number in \[0, 1\] for every axis. Extra fields are ignored; a string `model` is recorded.
 /// Error texts name the offending field only, never the reply's content.
 pub fn parse_reply(body: &[u8]) -> Result<Scores, ScoreError> {
     if body.len() > MAX_REPLY_BYTES {

@@ -1,9 +1,12 @@
 //! Turning a payload into 8 probabilities: the trait, its errors, and backend choice.
 //!
-//! Every backend returns a probability in [0,1] per axis in contract order, or a typed
+//! Every backend returns a probability in \[0, 1\] per axis in contract order, or a typed
 //! [`ScoreError`] that the hook turns into a fail-open notice.
 //! Which backend runs, where it sends data and with which key come only from
 //! [`ScorerSettings`], which the caller fills from user-level sources.
+//!
+//! A scorer sees the canonical payload and nothing else: no repository, no store, no event.
+//! Only the remote backends touch the network, and only at the endpoint the user set.
 
 use std::time::Duration;
 

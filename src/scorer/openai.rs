@@ -273,7 +273,7 @@ pub fn yes_from_logprobs(reply: &Value) -> Option<f64> {
 }
 
 /// P(yes) from a strict JSON answer in the first choice's message: one object with `answer`
-/// (`yes` or `no`, any case) and `confidence` in [0,1]. A Markdown code fence around it is
+/// (`yes` or `no`, any case) and `confidence` in \[0, 1\]. A Markdown code fence around it is
 /// tolerated; anything else is an invalid response.
 pub fn yes_from_json_answer(reply: &Value) -> Result<f64, ScoreError> {
     let invalid = |at: &str, problem| ScoreError::InvalidResponse {

@@ -1,6 +1,10 @@
 //! The private state store under the data dir: per-session and per-prompt directories named by
 //! hashes of their ids, atomic writes, non-waiting locks, the notice ledger, the age sweep and
-//! the small decision log `status` reads.
+//! the small decision log `status` reads. [`fs`] is the one module for careful file-system work
+//! that every other room uses too.
+//!
+//! This room owns the data dir's layout and nothing else: it knows no git, no hook event and no
+//! scorer, and it never reads or writes inside a repository.
 //!
 //! Layout (every directory 0700, every file 0600, nothing followed through a symlink):
 //!
