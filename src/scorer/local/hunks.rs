@@ -1,6 +1,8 @@
 //! The unified diff as the local scorer reads it: files, hunks, and changed lines with their
 //! line numbers, plus each file's language and role (source, test, config, …).
 
+use std::collections::HashSet;
+
 use crate::pipeline::paths::is_test_path;
 
 /// The programming language of a file, from its extension.
@@ -66,7 +68,7 @@ pub struct Line<'a> {
     pub new_line: u32,
     /// Old-file line number; for an added line, the old-file line where the addition sits.
     pub old_line: u32,
-    /// Set by [`super::signals::collect`]: the line carries a real change (not blank, not a
+    /// Set by [`mark_changed`]: the line carries a real change (not blank, not a
     /// comment, not moved or re-indented).
     pub changed: bool,
 }
@@ -174,6 +176,46 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
         }
     }
     files
+}
+
+/// The line with all whitespace removed: moved or reformatted lines compare equal.
+pub fn normalize(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Sets each line's `changed` flag: a line carries a real change when it is not blank, not a
+/// comment, and its whitespace-free text does not appear on the other side of the payload
+/// (moved, re-indented, renamed files).
+pub fn mark_changed(files: &mut [FileDiff<'_>]) {
+    let mut added_norm: HashSet<String> = HashSet::new();
+    let mut removed_norm: HashSet<String> = HashSet::new();
+    for file in files.iter() {
+        for line in file.hunks.iter().flat_map(|h| &h.lines) {
+            match line.kind {
+                Kind::Added => added_norm.insert(normalize(line.text)),
+                Kind::Removed => removed_norm.insert(normalize(line.text)),
+                Kind::Context => false,
+            };
+        }
+    }
+    for file in files.iter_mut() {
+        let mut flags = Vec::new();
+        for line in file.hunks.iter().flat_map(|h| &h.lines) {
+            let t = line.text.trim();
+            let real = !t.is_empty()
+                && !file.is_comment(t)
+                && match line.kind {
+                    Kind::Added => !removed_norm.contains(&normalize(t)),
+                    Kind::Removed => !added_norm.contains(&normalize(t)),
+                    Kind::Context => false,
+                };
+            flags.push(real);
+        }
+        let mut flags = flags.into_iter();
+        for line in file.hunks.iter_mut().flat_map(|h| &mut h.lines) {
+            line.changed = flags.next().unwrap_or(false);
+        }
+    }
 }
 
 fn new_file(path: String) -> FileDiff<'static> {

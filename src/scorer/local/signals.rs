@@ -4,13 +4,14 @@
 //! public signatures, dependency majors, configuration keys, and tests.
 
 use std::collections::HashSet;
+
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 use regex_automata::Input;
 use regex_automata::meta::Regex as LineRegex;
 
-use super::hunks::{FileDiff, Kind, Lang, Line, Role};
+use super::hunks::{FileDiff, Kind, Lang, Line, Role, normalize};
 use super::line_rules::{AUTH, BEHAVIOR, COMPAT, ERRORS, INPUT, RULES, Rule, Side, TESTS};
 use super::prefilter::Prefilter;
 
@@ -218,11 +219,6 @@ fn ascii_classes(pattern: &str) -> String {
     out
 }
 
-/// The line with all whitespace removed: moved or reformatted lines compare equal.
-fn normalize(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
 fn clip(text: &str) -> &str {
     if text.len() <= MAX_LINE {
         return text;
@@ -236,36 +232,7 @@ fn clip(text: &str) -> &str {
 
 /// Everything the rules and detectors found in `files`. Marks each line's `changed` flag.
 pub fn collect(files: &mut [FileDiff<'_>]) -> Vec<Hit> {
-    let mut added_norm: HashSet<String> = HashSet::new();
-    let mut removed_norm: HashSet<String> = HashSet::new();
-    for file in files.iter() {
-        for line in file.hunks.iter().flat_map(|h| &h.lines) {
-            match line.kind {
-                Kind::Added => added_norm.insert(normalize(line.text)),
-                Kind::Removed => removed_norm.insert(normalize(line.text)),
-                Kind::Context => false,
-            };
-        }
-    }
-    for file in files.iter_mut() {
-        let comment_of = |text: &str| file.is_comment(text);
-        let mut flags = Vec::new();
-        for line in file.hunks.iter().flat_map(|h| &h.lines) {
-            let t = line.text.trim();
-            let real = !t.is_empty()
-                && !comment_of(t)
-                && match line.kind {
-                    Kind::Added => !removed_norm.contains(&normalize(t)),
-                    Kind::Removed => !added_norm.contains(&normalize(t)),
-                    Kind::Context => false,
-                };
-            flags.push(real);
-        }
-        let mut flags = flags.into_iter();
-        for line in file.hunks.iter_mut().flat_map(|h| &mut h.lines) {
-            line.changed = flags.next().unwrap_or(false);
-        }
-    }
+    super::hunks::mark_changed(files);
     let files: &[FileDiff<'_>] = files;
     let ctx = Ctx {
         tests_touched: files.iter().any(|f| f.role == Role::Test),
