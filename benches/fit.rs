@@ -66,6 +66,28 @@ fn main() -> ExitCode {
         data.cases.len(),
         data.repos().len()
     );
+    if let Some(path) = value("--dump") {
+        // Features and labels as text, for experiments outside this bench.
+        let mut out = String::new();
+        for (c, s) in data.cases.iter().zip(&data.samples) {
+            let label = c.primary.map_or("benign".to_owned(), |p| p.to_string());
+            out.push_str(&format!("{}\t{}\t{}\t", c.id, c.repo, label));
+            let sec: Vec<String> = c.secondary.iter().map(|a| a.to_string()).collect();
+            out.push_str(&sec.join(","));
+            out.push('\t');
+            let feats: Vec<String> = s
+                .index
+                .iter()
+                .zip(&s.value)
+                .map(|(i, v)| format!("{i}:{v}"))
+                .collect();
+            out.push_str(&feats.join(" "));
+            out.push('\n');
+        }
+        std::fs::write(&path, out).expect("dump is writable");
+        println!("fit: wrote features to {path}");
+        return ExitCode::SUCCESS;
+    }
     let out = learn::run(&data, &data.all(), &params, true);
     print!(
         "{}",

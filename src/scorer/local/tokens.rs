@@ -80,8 +80,8 @@ pub fn tokenize(line: &str) -> Vec<Token> {
                 text: line[start..i].to_ascii_lowercase(),
             });
         } else if b == b'"' || b == b'\'' || b == b'`' {
-            let end = string_end(bytes, i);
-            let body = &line[i + 1..end.saturating_sub(1).max(i + 1)];
+            let (body_end, end) = string_end(bytes, i);
+            let body = &line[i + 1..body_end];
             out.push(Token {
                 kind: TokenKind::Op,
                 text: "\"".into(),
@@ -121,18 +121,21 @@ fn clip(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// Index just past the closing quote of the string starting at `start` (or the line's end).
-fn string_end(bytes: &[u8], start: usize) -> usize {
+/// Where the body of the string starting at `start` ends (its closing quote, or the line's
+/// end when unterminated), and where reading goes on.
+fn string_end(bytes: &[u8], start: usize) -> (usize, usize) {
     let quote = bytes[start];
     let mut i = start + 1;
     while i < bytes.len() {
         match bytes[i] {
+            // An escape skips the next byte; a multi-byte character is never a quote or a
+            // backslash, so stepping into one only continues the scan.
             b'\\' => i += 2,
-            b if b == quote => return i + 1,
+            b if b == quote => return (i, i + 1),
             _ => i += 1,
         }
     }
-    bytes.len()
+    (bytes.len(), bytes.len())
 }
 
 /// The words of a string literal: header names, keys, messages.
@@ -226,6 +229,16 @@ mod tests {
             assert!(t.contains(&op.to_string()), "{op} in {t:?}");
         }
         assert_eq!(texts("x == 0x1F"), ["x", "==", "0x1f"]);
+    }
+
+    proptest::proptest! {
+        // Changed lines are outside input: any text must tokenize without panicking.
+        #[test]
+        fn any_line_tokenizes(line in "(?s).{0,120}", quote in "[\"'`]", tail in "\\PC{0,6}") {
+            let _ = tokenize(&line);
+            let _ = tokenize(&format!("{quote}{line}{tail}"));
+            let _ = tokenize(&format!("x = {quote}\\{tail}"));
+        }
     }
 
     #[test]
