@@ -184,7 +184,8 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {
-        stdout: reply.answer.render(
+        stdout: reply.answer.render_for(
+            event.host,
             label,
             name != EventName::SessionEnd
                 && !(event.is_codex() && name == EventName::UserPromptSubmit),
@@ -209,7 +210,7 @@ fn fail(ctx: &Context, event: &Event, label: &str, failure: Failure) -> Output {
     log(ctx, event, label, "failed", Some(&failure.class), None);
     let event_name = if label == "hook" { "Stop" } else { label };
     Output {
-        stdout: answer.render(event_name, shows),
+        stdout: answer.render_for(event.host, event_name, shows),
         stderr: vec![failure.stderr_line(label)],
         outcome: "failed".into(),
         class: Some(failure.class),
