@@ -84,6 +84,10 @@ pub struct EvalArgs {
     /// Build the exact payload and print it; send nothing, score nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Also write the SARIF 2.1.0 log to FILE (one scoring, two outputs: a pull-request
+    /// check prints Markdown and uploads SARIF).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Exit with code 1 when any axis scores at or above THRESHOLD (0 to 1).
     #[arg(long, value_name = "THRESHOLD", value_parser = parse_probability)]
     pub fail_on: Option<f64>,

@@ -50,6 +50,11 @@ pub enum RunError {
     Cwd(std::io::Error),
     #[error("could not write the output: {0}")]
     Write(std::io::Error),
+    #[error("could not write `{}`: {source}", path.display())]
+    WriteFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// `eval --fail-on`: an axis reached the limit (exit 1, not an error).
     #[error("{0}")]
     FailOn(String),
@@ -72,6 +77,9 @@ impl RunError {
             }
             RunError::CurrentExe(_) => {
                 Some("run the installed `jev-preflight` binary by its full path".into())
+            }
+            RunError::WriteFile { .. } => {
+                Some("check that the directory exists and is writable".into())
             }
             _ => None,
         }
@@ -255,6 +263,13 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
             _ => crate::cmd::eval::render::table(&report),
         },
     };
+    if let Some(path) = &args.sarif {
+        let log = format!("{:#}\n", crate::cmd::eval::render::sarif(&report));
+        std::fs::write(path, log).map_err(|source| RunError::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
+    }
     print(&text)?;
     let failing = report.failing();
     if failing.is_empty() {

@@ -138,6 +138,42 @@ fn one_result_per_selected_axis_with_its_evidence() {
 }
 
 #[test]
+fn sarif_file_next_to_markdown_from_one_scoring() {
+    let repo = branch_repo();
+    let env = HookEnv::new();
+    let path = env.root.path().join("out.sarif");
+    let out = eval(
+        &env,
+        &repo,
+        &[
+            "main...feature",
+            "--scorer",
+            "local",
+            "--format",
+            "markdown",
+            "--sarif",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("### jev-preflight"));
+    let log: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(log["runs"][0]["results"][0]["ruleId"], "auth_boundary");
+
+    let out = eval(
+        &env,
+        &repo,
+        &["main...feature", "--sarif", "/nonexistent/dir/out.sarif"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not write `/nonexistent/dir/out.sarif`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn nothing_to_score_is_a_valid_log_without_results() {
     let repo = TestRepo::new();
     repo.write("a.txt", "a\n");
