@@ -14,7 +14,7 @@ pub mod install;
 pub mod status;
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,6 +24,7 @@ use crate::cmd::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
 use crate::config::HostEnv;
 use crate::env::vars as ev;
 use crate::hook::{self, effects, event::EventName};
+use crate::state::fs::read_capped;
 
 /// Why a user command failed, or finished with a verdict that is not success.
 #[derive(Debug, thiserror::Error)]
@@ -350,13 +351,10 @@ fn run_hook(argv_event: Option<EventName>) {
     hook::install_panic_hook();
     let env = HostEnv::from_process();
     let ctx = hook::Context::new(&env, &effects::Real);
-    let mut input = Vec::new();
-    let read = std::io::stdin()
-        .lock()
-        .take(hook::event::MAX_EVENT_BYTES as u64 + 1)
-        .read_to_end(&mut input);
+    let read = read_capped(std::io::stdin().lock(), hook::event::MAX_EVENT_BYTES as u64);
     let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match read {
-        Ok(_) => hook::handle(&ctx, &input, argv_event),
+        Ok(Some(input)) => hook::handle(&ctx, &input, argv_event),
+        Ok(None) => hook::handle_too_large(&ctx),
         Err(e) => hook::handle_unreadable(&ctx, &e),
     }))
     .unwrap_or_else(|_| hook::Output {

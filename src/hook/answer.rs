@@ -69,7 +69,7 @@ fn axis_id(axis: usize) -> &'static str {
 }
 
 /// The continuation text for assist mode.
-pub fn assist_text(f: &Finding) -> String {
+pub fn assist_text(f: &Finding<'_>) -> String {
     let mut t = String::new();
     t.push_str(ASSIST_OPENING);
     t.push_str(" The scores are priorities for where to look, not proof of a defect.\n");

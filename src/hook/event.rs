@@ -101,15 +101,6 @@ pub enum EventError {
     NotJson(String),
 }
 
-impl EventError {
-    pub fn class(&self) -> &'static str {
-        match self {
-            EventError::TooLarge => "input_too_large",
-            EventError::NotJson(_) => "input_invalid",
-        }
-    }
-}
-
 fn text(obj: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key)
         .and_then(Value::as_str)
@@ -241,6 +232,7 @@ fn host_of(name: Option<&str>, prompt_id: bool, turn_id: bool, timestamp: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::failure::Class;
 
     #[test]
     fn decodes_claude_code_stop() {
@@ -267,13 +259,16 @@ mod tests {
         assert_eq!(e.session_id, None);
         assert_eq!(e.cwd, None);
         assert_eq!(Event::decode(b"").unwrap(), Event::default());
-        assert_eq!(Event::decode(b"[1]").unwrap_err().class(), "input_invalid");
         assert_eq!(
-            Event::decode(b"not json").unwrap_err().class(),
+            Class::from(&Event::decode(b"[1]").unwrap_err()),
             "input_invalid"
         );
         assert_eq!(
-            Event::decode(br#"{"a":1} x"#).unwrap_err().class(),
+            Class::from(&Event::decode(b"not json").unwrap_err()),
+            "input_invalid"
+        );
+        assert_eq!(
+            Class::from(&Event::decode(br#"{"a":1} x"#).unwrap_err()),
             "input_invalid"
         );
         let big = vec![b' '; MAX_EVENT_BYTES + 1];

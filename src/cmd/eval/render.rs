@@ -12,7 +12,7 @@
 //! | `scorer` | string | `local`, `jev`, `openai`, `command` (the one used, or that would be) |
 //! | `model` | string or null | the model the scorer reports |
 //! | `thresholds` | object | axis id → the threshold in force |
-//! | `scores` | object | axis id → number in [0,1], all 8 axes (only when `status` is `scored`) |
+//! | `scores` | object | axis id → number in \[0, 1\], all 8 axes (only when `status` is `scored`) |
 //! | `selected` | array | axis ids at or above their threshold, best first, at most 3 (only when scored) |
 //! | `evidence` | array | `{axis, file, line, note}` signals from the scorer (only when scored) |
 //! | `files` | array | redacted paths in the payload, sorted |

@@ -19,8 +19,9 @@
 
 mod edit;
 
+use crate::state::{self, fs::Durability, fs::FsError};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 pub use edit::EditError;
@@ -348,34 +349,20 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, renamed.
-/// The new file takes the permissions of `mode_from` when that file exists.
+/// Writes `bytes` to `path` atomically and durably. The new file takes the permissions of
+/// `mode_from` when that file exists; a settings file created afresh is 0644 (readable, like
+/// any file a project commits).
 fn write_atomic(path: &Path, bytes: &[u8], mode_from: Option<&Path>) -> Result<(), InstallError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".jev-preflight-tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        if let Some(meta) = mode_from.and_then(|p| fs::metadata(p).ok()) {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // The rename is durable once the directory entry is.
+    let permissions = match mode_from.and_then(|p| fs::metadata(p).ok()) {
+        Some(meta) => Some(meta.permissions()),
         #[cfg(unix)]
-        fs::File::open(dir)?.sync_all()?;
-        Ok(())
-    })();
-    result.map_err(|source| {
-        let _ = fs::remove_file(&tmp);
-        write_error(path, source)
+        None => Some(std::os::unix::fs::PermissionsExt::from_mode(0o644)),
+        #[cfg(not(unix))]
+        None => None,
+    };
+    state::fs::write_atomic(path, bytes, Durability::Synced, permissions).map_err(|e| match e {
+        FsError::Io { path, source } => InstallError::Write { path, source },
+        other => write_error(path, io::Error::other(other.to_string())),
     })
 }
 
