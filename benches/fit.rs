@@ -38,7 +38,17 @@ fn main() -> ExitCode {
     };
     let mut params = fit::Params::default();
     if let Some(v) = value("--l2") {
-        params.l2 = v.parse().expect("--l2 takes a number");
+        params.l2_gate = v.parse().expect("--l2 takes a number");
+        params.l2_axes = params.l2_gate;
+    }
+    if let Some(v) = value("--l2-gate") {
+        params.l2_gate = v.parse().expect("--l2-gate takes a number");
+    }
+    if let Some(v) = value("--l2-axes") {
+        params.l2_axes = v.parse().expect("--l2-axes takes a number");
+    }
+    if let Some(v) = value("--secondary") {
+        params.secondary_mass = v.parse().expect("--secondary takes a number");
     }
     if let Some(v) = value("--false-alarms") {
         params.false_alarm_limit = v.parse().expect("--false-alarms takes a number");

@@ -41,16 +41,15 @@ impl Sample {
 /// What the fit may be tuned by.
 #[derive(Debug, Clone, Copy)]
 pub struct Params {
-    /// L2 penalty on the weights (not the bias).
-    pub l2: f64,
-    /// Weight of a case whose *secondary* label is the axis, as a positive.
-    pub secondary_weight: f64,
-    /// Weight of every positive relative to a negative.
-    pub positive_weight: f64,
+    /// L2 penalty on the gate's weights (not its bias).
+    pub l2_gate: f64,
+    /// L2 penalty on the axis model's weights.
+    pub l2_axes: f64,
+    /// Share of a risky case's target mass spread over its secondary axes.
+    pub secondary_mass: f64,
     /// Folds of the cross-validation.
     pub folds: usize,
-    /// Benign false-alarm rate the thresholds are chosen to stay under (out-of-fold): the
-    /// precision target is the lowest one that keeps to it.
+    /// Benign false-alarm rate the thresholds keep to, out-of-fold.
     pub false_alarm_limit: f64,
     /// L-BFGS iterations.
     pub iterations: usize,
@@ -59,42 +58,44 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Params {
         Params {
-            l2: 2e-3,
-            secondary_weight: 0.5,
-            positive_weight: 2.0,
+            l2_gate: 1e-4,
+            l2_axes: 1e-4,
+            secondary_mass: 0.0,
             folds: 5,
             false_alarm_limit: 0.04,
-            iterations: 200,
+            iterations: 300,
         }
     }
 }
 
-/// One axis's fitted weights.
-#[derive(Debug, Clone)]
-pub struct AxisModel {
-    pub weights: Vec<f64>,
-    pub bias: f64,
-}
-
-/// All axes.
+/// Both stages' fitted weights.
 #[derive(Debug, Clone)]
 pub struct Model {
-    pub axes: Vec<AxisModel>,
+    pub gate: Vec<f64>,
+    pub gate_bias: f64,
+    /// Axis-major, `AXIS_COUNT * DIM`.
+    pub axes: Vec<f64>,
+    pub axis_bias: [f64; AXIS_COUNT],
 }
 
 impl Model {
-    pub fn logits(&self, s: &Sample) -> [f64; AXIS_COUNT] {
-        std::array::from_fn(|a| {
-            let m = &self.axes[a];
-            m.bias
-                + s.index
-                    .iter()
-                    .zip(&s.value)
-                    .map(|(&i, &v)| m.weights[i as usize] * f64::from(v))
-                    .sum::<f64>()
-        })
+    /// The gate's log-odds and the axis logits.
+    pub fn logits(&self, s: &Sample) -> (f64, [f64; AXIS_COUNT]) {
+        let mut gate = self.gate_bias;
+        let mut axes = self.axis_bias;
+        for (&i, &v) in s.index.iter().zip(&s.value) {
+            let (i, v) = (i as usize, f64::from(v));
+            gate += self.gate[i] * v;
+            for (a, z) in axes.iter_mut().enumerate() {
+                *z += self.axes[a * DIM + i] * v;
+            }
+        }
+        (gate, axes)
     }
 }
+
+/// The raw scores of a case: the gate's log-odds and the axis logits.
+pub type Raw = (f64, [f64; AXIS_COUNT]);
 
 fn sigmoid(z: f64) -> f64 {
     if z >= 0.0 {
@@ -110,73 +111,29 @@ fn softplus(z: f64) -> f64 {
     if z > 30.0 { z } else { z.exp().ln_1p() }
 }
 
-/// Labels and sample weights of `cases` for `axis`.
-fn targets(cases: &[&Case], axis: usize, p: &Params) -> (Vec<f64>, Vec<f64>) {
-    let mut y = Vec::with_capacity(cases.len());
-    let mut w = Vec::with_capacity(cases.len());
-    for c in cases {
-        if c.primary == Some(axis) {
-            y.push(1.0);
-            w.push(p.positive_weight);
-        } else if c.secondary.contains(&axis) {
-            y.push(1.0);
-            w.push(p.positive_weight * p.secondary_weight);
-        } else {
-            y.push(0.0);
-            w.push(1.0);
-        }
-    }
-    (y, w)
-}
-
-/// Loss and gradient of the weighted, regularized logistic loss at `x` (`x[DIM]` is the bias).
-fn loss_grad(x: &[f64], xs: &[&Sample], y: &[f64], w: &[f64], l2: f64, grad: &mut [f64]) -> f64 {
-    grad.iter_mut().for_each(|g| *g = 0.0);
-    let total: f64 = w.iter().sum();
-    let mut loss = 0.0;
-    for (i, s) in xs.iter().enumerate() {
-        let z = x[DIM]
-            + s.index
-                .iter()
-                .zip(&s.value)
-                .map(|(&j, &v)| x[j as usize] * f64::from(v))
-                .sum::<f64>();
-        loss += w[i] * (softplus(z) - y[i] * z);
-        let r = w[i] * (sigmoid(z) - y[i]) / total;
-        for (&j, &v) in s.index.iter().zip(&s.value) {
-            grad[j as usize] += r * f64::from(v);
-        }
-        grad[DIM] += r;
-    }
-    loss /= total;
-    for j in 0..DIM {
-        loss += 0.5 * l2 * x[j] * x[j];
-        grad[j] += l2 * x[j];
-    }
-    loss
+fn softmax(z: &[f64; AXIS_COUNT]) -> [f64; AXIS_COUNT] {
+    let max = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e = z.map(|v| (v - max).exp());
+    let sum: f64 = e.iter().sum();
+    e.map(|v| v / sum)
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Minimizes the loss with L-BFGS (memory 8, backtracking Armijo line search).
-fn lbfgs(xs: &[&Sample], y: &[f64], w: &[f64], p: &Params) -> Vec<f64> {
+/// Minimizes `f` (which writes its gradient) from `x0` with L-BFGS (memory 8, backtracking
+/// Armijo line search); sequential and in a fixed order, so the result is reproducible.
+fn lbfgs(mut x: Vec<f64>, iterations: usize, f: &dyn Fn(&[f64], &mut [f64]) -> f64) -> Vec<f64> {
     const M: usize = 8;
-    let n = DIM + 1;
-    let mut x = vec![0.0; n];
-    // Start the bias at the weighted base rate.
-    let pos: f64 = y.iter().zip(w).map(|(y, w)| y * w).sum();
-    let all: f64 = w.iter().sum();
-    let rate = (pos / all).clamp(1e-4, 1.0 - 1e-4);
-    x[DIM] = (rate / (1.0 - rate)).ln();
+    let n = x.len();
     let mut g = vec![0.0; n];
-    let mut f = loss_grad(&x, xs, y, w, p.l2, &mut g);
+    let mut fx = f(&x, &mut g);
     let mut s_hist: Vec<Vec<f64>> = Vec::new();
     let mut y_hist: Vec<Vec<f64>> = Vec::new();
     let mut g_new = vec![0.0; n];
-    for _ in 0..p.iterations {
-        // Two-loop recursion for the direction.
+    let mut x_new = vec![0.0; n];
+    for _ in 0..iterations {
         let mut q = g.clone();
         let mut alphas = Vec::with_capacity(s_hist.len());
         for (s, yv) in s_hist.iter().zip(&y_hist).rev() {
@@ -198,30 +155,28 @@ fn lbfgs(xs: &[&Sample], y: &[f64], w: &[f64], p: &Params) -> Vec<f64> {
                 *qi += (a - b) * si;
             }
         }
-        let dir: Vec<f64> = q.iter().map(|v| -v).collect();
-        let slope = dot(&g, &dir);
+        let slope = -dot(&g, &q);
         if slope >= 0.0 {
             break;
         }
         let mut step = 1.0;
-        let mut x_new = vec![0.0; n];
         let mut f_new;
         loop {
             for i in 0..n {
-                x_new[i] = x[i] + step * dir[i];
+                x_new[i] = x[i] - step * q[i];
             }
-            f_new = loss_grad(&x_new, xs, y, w, p.l2, &mut g_new);
-            if f_new <= f + 1e-4 * step * slope || step < 1e-10 {
+            f_new = f(&x_new, &mut g_new);
+            if f_new <= fx + 1e-4 * step * slope || step < 1e-10 {
                 break;
             }
             step *= 0.5;
         }
         let s: Vec<f64> = x_new.iter().zip(&x).map(|(a, b)| a - b).collect();
         let yv: Vec<f64> = g_new.iter().zip(&g).map(|(a, b)| a - b).collect();
-        let converged = (f - f_new).abs() < 1e-10 * f.abs().max(1.0);
+        let converged = (fx - f_new).abs() < 1e-10 * fx.abs().max(1.0);
         x.copy_from_slice(&x_new);
         g.copy_from_slice(&g_new);
-        f = f_new;
+        fx = f_new;
         if dot(&s, &yv) > 1e-12 {
             s_hist.push(s);
             y_hist.push(yv);
@@ -237,44 +192,154 @@ fn lbfgs(xs: &[&Sample], y: &[f64], w: &[f64], p: &Params) -> Vec<f64> {
     x
 }
 
-/// Fits every axis on `cases` (each axis on its own thread, two at a time; each fit is
-/// sequential, so the result does not depend on scheduling).
-pub fn fit(samples: &[&Sample], cases: &[&Case], p: &Params) -> Model {
-    let axes: Vec<AxisModel> = std::thread::scope(|scope| {
-        let mut out: Vec<Option<AxisModel>> = vec![None; AXIS_COUNT];
-        for pair in (0..AXIS_COUNT).collect::<Vec<_>>().chunks(2) {
-            let handles: Vec<_> = pair
-                .iter()
-                .map(|&axis| {
-                    scope.spawn(move || {
-                        let (y, w) = targets(cases, axis, p);
-                        let x = lbfgs(samples, &y, &w, p);
-                        AxisModel {
-                            bias: x[DIM],
-                            weights: x[..DIM].to_vec(),
-                        }
-                    })
-                })
-                .collect();
-            for (&axis, h) in pair.iter().zip(handles) {
-                out[axis] = Some(h.join().expect("a fit thread panicked"));
-            }
+/// Per case, the weight that makes each primary axis count equally among risky cases, and
+/// the risky side count as much as the benign side (each side sums to one half).
+fn balanced_weights(cases: &[&Case]) -> Vec<f64> {
+    let mut per_axis = [0usize; AXIS_COUNT];
+    for c in cases {
+        if let Some(a) = c.primary {
+            per_axis[a] += 1;
         }
-        out.into_iter().map(|m| m.expect("every axis fitted")).collect()
-    });
-    Model { axes }
+    }
+    let present = per_axis.iter().filter(|&&n| n > 0).count().max(1) as f64;
+    let benign = cases.iter().filter(|c| c.kind == Kind::Benign).count().max(1) as f64;
+    cases
+        .iter()
+        .map(|c| match c.primary {
+            Some(a) => 0.5 / present / per_axis[a] as f64,
+            None => 0.5 / benign,
+        })
+        .collect()
 }
 
-/// Out-of-fold logits of `members` (indices into `samples`/`cases`), folds given per case.
-pub fn oof_logits(
+/// The gate: risky against benign, each primary axis counting equally on the risky side so
+/// that a rare kind of defect is not lost among common ones.
+fn fit_gate(samples: &[&Sample], cases: &[&Case], p: &Params) -> (Vec<f64>, f64) {
+    let y: Vec<f64> = cases
+        .iter()
+        .map(|c| f64::from(u8::from(c.kind == Kind::Risky)))
+        .collect();
+    let w = balanced_weights(cases);
+    let objective = |x: &[f64], grad: &mut [f64]| -> f64 {
+        grad.iter_mut().for_each(|g| *g = 0.0);
+        let mut loss = 0.0;
+        for (i, s) in samples.iter().enumerate() {
+            let z = x[DIM] + s.index.iter().zip(&s.value).map(|(&j, &v)| x[j as usize] * f64::from(v)).sum::<f64>();
+            loss += w[i] * (softplus(z) - y[i] * z);
+            let r = w[i] * (sigmoid(z) - y[i]);
+            for (&j, &v) in s.index.iter().zip(&s.value) {
+                grad[j as usize] += r * f64::from(v);
+            }
+            grad[DIM] += r;
+        }
+        for j in 0..DIM {
+            loss += 0.5 * p.l2_gate * x[j] * x[j];
+            grad[j] += p.l2_gate * x[j];
+        }
+        loss
+    };
+    let x = lbfgs(vec![0.0; DIM + 1], p.iterations, &objective);
+    (x[..DIM].to_vec(), x[DIM])
+}
+
+/// The axis model: a multinomial logistic regression over risky cases, targeting the primary
+/// axis (with `secondary_mass` spread over secondary axes).
+fn fit_axes(samples: &[&Sample], cases: &[&Case], p: &Params) -> (Vec<f64>, [f64; AXIS_COUNT]) {
+    let rows: Vec<(usize, [f64; AXIS_COUNT])> = cases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let primary = c.primary?;
+            let mut t = [0.0; AXIS_COUNT];
+            let secondary: Vec<usize> = c.secondary.iter().copied().filter(|&a| a != primary).collect();
+            let spread = if secondary.is_empty() { 0.0 } else { p.secondary_mass };
+            t[primary] = 1.0 - spread;
+            for &a in &secondary {
+                t[a] += spread / secondary.len() as f64;
+            }
+            Some((i, t))
+        })
+        .collect();
+    // Each axis counts equally, so a rare axis is ranked as readily as a common one.
+    let mut per_axis = [0usize; AXIS_COUNT];
+    for c in cases {
+        if let Some(a) = c.primary {
+            per_axis[a] += 1;
+        }
+    }
+    let present = per_axis.iter().filter(|&&n| n > 0).count().max(1) as f64;
+    let weight: Vec<f64> = rows
+        .iter()
+        .map(|(i, _)| {
+            let a = cases[*i].primary.expect("risky");
+            1.0 / present / per_axis[a] as f64
+        })
+        .collect();
+    let n = 1.0;
+    let width = AXIS_COUNT * (DIM + 1);
+    let objective = |x: &[f64], grad: &mut [f64]| -> f64 {
+        grad.iter_mut().for_each(|g| *g = 0.0);
+        let mut loss = 0.0;
+        for (r, (i, target)) in rows.iter().enumerate() {
+            let s = samples[*i];
+            let n = n / weight[r];
+            let mut z: [f64; AXIS_COUNT] = std::array::from_fn(|a| x[AXIS_COUNT * DIM + a]);
+            for (&j, &v) in s.index.iter().zip(&s.value) {
+                for (a, za) in z.iter_mut().enumerate() {
+                    *za += x[a * DIM + j as usize] * f64::from(v);
+                }
+            }
+            let prob = softmax(&z);
+            for a in 0..AXIS_COUNT {
+                if target[a] > 0.0 {
+                    loss -= target[a] * prob[a].max(1e-300).ln() / n;
+                }
+                let r = (prob[a] - target[a]) / n;
+                for (&j, &v) in s.index.iter().zip(&s.value) {
+                    grad[a * DIM + j as usize] += r * f64::from(v);
+                }
+                grad[AXIS_COUNT * DIM + a] += r;
+            }
+        }
+        for j in 0..AXIS_COUNT * DIM {
+            loss += 0.5 * p.l2_axes * x[j] * x[j];
+            grad[j] += p.l2_axes * x[j];
+        }
+        loss
+    };
+    let x = lbfgs(vec![0.0; width], p.iterations, &objective);
+    (
+        x[..AXIS_COUNT * DIM].to_vec(),
+        std::array::from_fn(|a| x[AXIS_COUNT * DIM + a]),
+    )
+}
+
+/// Fits both stages on `cases` (each on its own thread; each fit is sequential, so the
+/// result does not depend on scheduling).
+pub fn fit(samples: &[&Sample], cases: &[&Case], p: &Params) -> Model {
+    let ((gate, gate_bias), (axes, axis_bias)) = std::thread::scope(|scope| {
+        let g = scope.spawn(|| fit_gate(samples, cases, p));
+        let a = fit_axes(samples, cases, p);
+        (g.join().expect("the gate fit panicked"), a)
+    });
+    Model {
+        gate,
+        gate_bias,
+        axes,
+        axis_bias,
+    }
+}
+
+/// Out-of-fold raw scores of `members`, folds given per case.
+pub fn oof_raw(
     samples: &[Sample],
     cases: &[Case],
     members: &[usize],
     fold: &[usize],
     folds: &[usize],
     p: &Params,
-) -> Vec<[f64; AXIS_COUNT]> {
-    let mut out = vec![[0.0; AXIS_COUNT]; samples.len()];
+) -> Vec<Raw> {
+    let mut out = vec![(0.0, [0.0; AXIS_COUNT]); samples.len()];
     for &k in folds {
         let train: Vec<usize> = members.iter().copied().filter(|&i| fold[i] != k).collect();
         let test: Vec<usize> = members.iter().copied().filter(|&i| fold[i] == k).collect();
@@ -324,65 +389,60 @@ pub fn platt(z: &[f64], y: &[bool]) -> (f64, f64) {
     (a, b)
 }
 
-/// Per-axis Platt parameters from out-of-fold logits of `members`.
-pub fn calibrate(
-    logits: &[[f64; AXIS_COUNT]],
-    cases: &[Case],
-    members: &[usize],
-) -> [(f64, f64); AXIS_COUNT] {
-    std::array::from_fn(|axis| {
-        let z: Vec<f64> = members.iter().map(|&i| logits[i][axis]).collect();
-        let y: Vec<bool> = members.iter().map(|&i| cases[i].labeled(axis)).collect();
-        platt(&z, &y)
-    })
+/// How much `P(axis | risky)` weighs in an axis's score: `P(risky) · P(axis | risky)^GAMMA`.
+/// Small, so the score stays close to the calibrated `P(risky)` for the axes the model ranks
+/// first, while it orders the axes and lowers an unlikely axis's score.
+pub const GAMMA: f64 = 0.05;
+
+/// The calibration of both stages, fitted on out-of-fold raw scores.
+#[derive(Debug, Clone, Copy)]
+pub struct Calibration {
+    pub gate: (f64, f64),
+    pub temperature: f64,
 }
 
-/// Calibrated probabilities.
-pub fn probabilities(
-    logits: &[f64; AXIS_COUNT],
-    platt: &[(f64, f64); AXIS_COUNT],
-) -> [f64; AXIS_COUNT] {
-    std::array::from_fn(|a| sigmoid(platt[a].0 * logits[a] + platt[a].1))
-}
-
-/// Per axis, the lowest threshold at which precision (cases labeled with the axis among
-/// those scoring at or above it) stays at or above `target` all the way up; 1 when none.
-pub fn thresholds(
-    probs: &[[f64; AXIS_COUNT]],
-    cases: &[Case],
-    members: &[usize],
-    target: f64,
-) -> [f64; AXIS_COUNT] {
-    std::array::from_fn(|axis| {
-        let mut scored: Vec<(f64, bool)> = members
+/// Fits the gate's Platt scaling and the axis model's temperature on `members`.
+pub fn calibrate(raw: &[Raw], cases: &[Case], members: &[usize]) -> Calibration {
+    let z: Vec<f64> = members.iter().map(|&i| raw[i].0).collect();
+    let y: Vec<bool> = members.iter().map(|&i| cases[i].kind == Kind::Risky).collect();
+    let gate = platt(&z, &y);
+    // Temperature: the grid point with the least log loss of the primary axis.
+    let risky: Vec<usize> = members
+        .iter()
+        .copied()
+        .filter(|&i| cases[i].primary.is_some())
+        .collect();
+    let loss = |t: f64| -> f64 {
+        risky
             .iter()
-            .map(|&i| (probs[i][axis], cases[i].labeled(axis)))
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let (mut tp, mut n) = (0usize, 0usize);
-        let mut best = 1.0;
-        let mut ok_so_far = true;
-        for (k, &(score, labeled)) in scored.iter().enumerate() {
-            tp += usize::from(labeled);
-            n += 1;
-            // Decide only at the last of equal scores.
-            if scored.get(k + 1).is_some_and(|next| next.0 == score) {
-                continue;
-            }
-            let precision = tp as f64 / n as f64;
-            // Require a few positives before the precision means anything.
-            if n >= 5 && precision < target {
-                ok_so_far = false;
-            }
-            if ok_so_far && n >= 5 {
-                best = score;
-            }
-            if !ok_so_far {
-                break;
-            }
+            .map(|&i| {
+                let p = softmax(&raw[i].1.map(|v| v / t));
+                -p[cases[i].primary.expect("risky")].max(1e-300).ln()
+            })
+            .sum()
+    };
+    let mut temperature = 1.0;
+    let mut best = f64::INFINITY;
+    for step in 0..=60 {
+        let t = 0.25 * 1.05f64.powi(step);
+        let l = loss(t);
+        if l < best {
+            best = l;
+            temperature = t;
         }
-        best
-    })
+    }
+    Calibration { gate, temperature }
+}
+
+/// Per-axis scores: `P(risky) · P(axis | risky)^GAMMA` (see [`GAMMA`]).
+pub fn probabilities(raw: &Raw, c: &Calibration) -> [f64; AXIS_COUNT] {
+    let risky = sigmoid(c.gate.0 * raw.0 + c.gate.1);
+    softmax(&raw.1.map(|v| v / c.temperature)).map(|p| p.powf(GAMMA) * risky)
+}
+
+/// The calibrated `P(risky)` of a case.
+pub fn risky_probability(raw: &Raw, c: &Calibration) -> f64 {
+    sigmoid(c.gate.0 * raw.0 + c.gate.1)
 }
 
 /// Recall an axis is helped to before the others (the acceptance floor per axis).
@@ -486,7 +546,7 @@ pub struct Figures {
     pub any_hits: usize,
     /// Per axis: primary cases, of them selected; selections, of them labeled.
     pub per_axis: [(usize, usize, usize, usize); AXIS_COUNT],
-    /// Reliability: per probability decile, (count, labeled) over every case and axis.
+    /// Reliability: per probability decile, (count, primary axis) over every case and axis.
     pub reliability: [(usize, usize); 10],
 }
 
@@ -524,7 +584,7 @@ pub fn figures(
         for a in 0..AXIS_COUNT {
             let decile = ((probs[i][a] * 10.0) as usize).min(9);
             f.reliability[decile].0 += 1;
-            f.reliability[decile].1 += usize::from(c.labeled(a));
+            f.reliability[decile].1 += usize::from(c.primary == Some(a));
         }
         for &a in &sel {
             f.per_axis[a].2 += 1;

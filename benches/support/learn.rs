@@ -81,20 +81,15 @@ pub struct Outcome {
     pub precision_target: f64,
 }
 
-/// Calibrated probabilities of `members`, zero for cases the hook would not score.
-fn probs_of(
-    data: &Data,
-    logits: &[[f64; AXIS_COUNT]],
-    platt: &[(f64, f64); AXIS_COUNT],
-) -> Vec<[f64; AXIS_COUNT]> {
-    logits
-        .iter()
+/// Calibrated probabilities of every case, zero for cases the hook would not score.
+fn probs_of(data: &Data, raw: &[fit::Raw], c: &fit::Calibration) -> Vec<[f64; AXIS_COUNT]> {
+    raw.iter()
         .zip(&data.samples)
-        .map(|(z, s)| {
+        .map(|(r, s)| {
             if s.empty {
                 [0.0; AXIS_COUNT]
             } else {
-                fit::probabilities(z, platt)
+                fit::probabilities(r, c)
             }
         })
         .collect()
@@ -105,7 +100,7 @@ fn probs_of(
 pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outcome {
     let folds: Vec<usize> = (0..params.folds).collect();
     let start = Instant::now();
-    let oof = fit::oof_logits(
+    let oof = fit::oof_raw(
         &data.samples,
         &data.cases,
         members,
@@ -117,9 +112,9 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
         "learn: out-of-fold scores in {:.1} s",
         start.elapsed().as_secs_f64()
     );
-    let platt = fit::calibrate(&oof, &data.cases, members);
-    let probs = probs_of(data, &oof, &platt);
-    let (target, thresholds) =
+    let calibration = fit::calibrate(&oof, &data.cases, members);
+    let probs = probs_of(data, &oof, &calibration);
+    let (precision, thresholds) =
         fit::choose_thresholds(&probs, &data.cases, members, params.false_alarm_limit);
     let oof_figures = fit::figures(&data.cases, members, &probs, &|_| thresholds);
 
@@ -133,7 +128,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
             .filter(|&i| data.fold[i] != k)
             .collect();
         let inner_folds: Vec<usize> = folds.iter().copied().filter(|&f| f != k).collect();
-        let inner = fit::oof_logits(
+        let inner = fit::oof_raw(
             &data.samples,
             &data.cases,
             &train,
@@ -141,8 +136,8 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
             &inner_folds,
             params,
         );
-        let inner_platt = fit::calibrate(&inner, &data.cases, &train);
-        let inner_probs = probs_of(data, &inner, &inner_platt);
+        let inner_calibration = fit::calibrate(&inner, &data.cases, &train);
+        let inner_probs = probs_of(data, &inner, &inner_calibration);
         nested_thresholds[k] = fit::choose_thresholds(
             &inner_probs,
             &data.cases,
@@ -150,7 +145,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
             params.false_alarm_limit,
         )
         .1;
-        let outer = probs_of(data, &oof, &inner_platt);
+        let outer = probs_of(data, &oof, &inner_calibration);
         for &i in members.iter().filter(|&&i| data.fold[i] == k) {
             nested_probs[i] = outer[i];
         }
@@ -169,26 +164,28 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
             &members.iter().map(|&i| &data.cases[i]).collect::<Vec<_>>(),
             params,
         );
-        let mut weights = Vec::with_capacity(AXIS_COUNT * DIM);
-        for a in &model.axes {
-            weights.extend(a.weights.iter().map(|&w| w as f32));
-        }
         Parts {
             dim: DIM,
-            bias: std::array::from_fn(|a| model.axes[a].bias as f32),
-            platt_a: std::array::from_fn(|a| platt[a].0 as f32),
-            platt_b: std::array::from_fn(|a| platt[a].1 as f32),
+            gate_bias: model.gate_bias as f32,
+            gate_platt: (calibration.gate.0 as f32, calibration.gate.1 as f32),
+            temperature: calibration.temperature as f32,
+            gamma: fit::GAMMA as f32,
+            axis_bias: model.axis_bias.map(|b| b as f32),
             threshold: thresholds.map(|t| t as f32),
-            weights,
+            gate_weights: model.gate.iter().map(|&w| w as f32).collect(),
+            axis_weights: model.axes.iter().map(|&w| w as f32).collect(),
         }
     } else {
         Parts {
             dim: 0,
-            bias: [0.0; AXIS_COUNT],
-            platt_a: [0.0; AXIS_COUNT],
-            platt_b: [0.0; AXIS_COUNT],
+            gate_bias: 0.0,
+            gate_platt: (0.0, 0.0),
+            temperature: 1.0,
+            gamma: 1.0,
+            axis_bias: [0.0; AXIS_COUNT],
             threshold: [0.0; AXIS_COUNT],
-            weights: Vec::new(),
+            gate_weights: Vec::new(),
+            axis_weights: Vec::new(),
         }
     };
     Outcome {
@@ -196,6 +193,6 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
         nested,
         oof: oof_figures,
         thresholds,
-        precision_target: target,
+        precision_target: precision,
     }
 }

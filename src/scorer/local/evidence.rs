@@ -11,7 +11,7 @@ use crate::scorer::Evidence;
 
 use super::features::{Features, LineInfo};
 use super::kinds::{self, Kind};
-use super::model::Model;
+use super::model::{Model, Scored};
 use super::tokens::{self, TokenKind};
 
 /// Evidence items kept per axis, strongest first.
@@ -99,8 +99,10 @@ struct Candidate {
     note: String,
 }
 
-/// The evidence for every axis.
-pub fn collect(model: &Model<'_>, f: &Features) -> Vec<Evidence> {
+/// The evidence for every axis. A line's strength for an axis is its share of the derivative
+/// of `ln P(axis)`: its features' gate weights scaled by `1 − P(risky)`, plus their axis
+/// weights minus the weights of the other axes in proportion to `P(axis | risky)`.
+pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence> {
     // How often each bucket was raised, so a line gets its share of a bucket's value.
     let mut occurrences: HashMap<u32, u32> = HashMap::new();
     for buckets in &f.line_buckets {
@@ -114,10 +116,8 @@ pub fn collect(model: &Model<'_>, f: &Features) -> Vec<Evidence> {
         for (li, (line, buckets)) in f.lines.iter().zip(&f.line_buckets).enumerate() {
             let strength: f64 = buckets
                 .iter()
-                .map(|&b| {
-                    f64::from(model.weight(axis, b)) * f64::from(f.get(b))
-                        / f64::from(occurrences[&b].max(1))
-                })
+                .map(|&b| influence(model, scored, axis, b) * f64::from(f.get(b))
+                        / f64::from(occurrences[&b].max(1)))
                 .sum();
             candidates.push(Candidate {
                 strength,
@@ -130,7 +130,7 @@ pub fn collect(model: &Model<'_>, f: &Features) -> Vec<Evidence> {
         }
         for hit in &f.hits {
             let bucket = super::features::signal_bucket(hit.id);
-            let w = f64::from(model.weight(axis, bucket));
+            let w = influence(model, scored, axis, bucket);
             if w <= 0.0 {
                 continue;
             }
@@ -167,6 +167,15 @@ pub fn collect(model: &Model<'_>, f: &Features) -> Vec<Evidence> {
         }
     }
     out
+}
+
+/// How much one unit of `bucket` moves `ln P(axis)`.
+fn influence(model: &Model<'_>, scored: &Scored, axis: usize, bucket: u32) -> f64 {
+    let gate = f64::from(model.gate_weight(bucket)) * (1.0 - scored.risky);
+    let mean: f64 = (0..AXIS_COUNT)
+        .map(|c| scored.given_risky[c] * f64::from(model.axis_weight(c, bucket)))
+        .sum();
+    gate + f64::from(model.axis_weight(axis, bucket)) - mean
 }
 
 /// What changed on `line`, in words, for `axis`.

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use crate::git::diff::patch::{marker_path, unquote};
 use crate::pipeline::paths::is_test_path;
 
 /// The programming language of a file, from its extension.
@@ -137,11 +138,11 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
         }
         if !in_hunk {
             if let Some(p) = raw.strip_prefix("+++ ") {
-                if p != "/dev/null" {
-                    set_path(file, strip_prefix_dir(p, "b/"));
+                if let Some(path) = marker_path(p.as_bytes()) {
+                    set_path(file, strip_prefix_dir(&String::from_utf8_lossy(&path), "b/"));
                 }
             } else if let Some(p) = raw.strip_prefix("--- ") {
-                if p == "/dev/null" {
+                if marker_path(p.as_bytes()).is_none() {
                     file.created = true;
                 }
             } else if raw.starts_with("new file mode") {
@@ -149,7 +150,7 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             } else if raw.starts_with("deleted file mode") {
                 file.deleted = true;
             } else if let Some(p) = raw.strip_prefix("rename to ") {
-                set_path(file, p.to_owned());
+                set_path(file, String::from_utf8_lossy(&unquote(p.as_bytes())).into_owned());
             }
             continue;
         }
@@ -241,15 +242,13 @@ fn set_path(file: &mut FileDiff<'_>, path: String) {
     file.path = path;
 }
 
-fn unquote(p: &str) -> &str {
-    p.strip_prefix('"')
-        .and_then(|p| p.strip_suffix('"'))
-        .unwrap_or(p)
-}
-
+/// `p` without git's C quoting and without the `a/`/`b/` `prefix`.
 fn strip_prefix_dir(p: &str, prefix: &str) -> String {
-    let p = unquote(p);
-    p.strip_prefix(prefix).unwrap_or(p).to_owned()
+    let p = String::from_utf8_lossy(&unquote(p.as_bytes())).into_owned();
+    match p.strip_prefix(prefix) {
+        Some(rest) => rest.to_owned(),
+        None => p,
+    }
 }
 
 /// `a/x b/x` → `x`; for paths with spaces, the second half when both halves agree.
@@ -338,6 +337,14 @@ pub fn role_of(path: &str) -> Role {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_with_spaces_and_quotes_are_read_as_git_wrote_them() {
+        let diff = "diff --git a/src/user api.rs b/src/user api.rs\n--- a/src/user api.rs\t\n+++ b/src/user api.rs\t\n@@ -1 +1 @@\n-a\n+b\ndiff --git \"a/src/\\303\\244.rs\" \"b/src/\\303\\244.rs\"\n--- \"a/src/\\303\\244.rs\"\n+++ \"b/src/\\303\\244.rs\"\n@@ -1 +1 @@\n-a\n+b\n";
+        let files = parse(diff);
+        assert_eq!(files[0].path, "src/user api.rs");
+        assert_eq!(files[1].path, "src/ä.rs");
+    }
 
     #[test]
     fn roles() {

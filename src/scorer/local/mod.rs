@@ -12,9 +12,10 @@
 //!    assertion, …) in which role of file, hashed token n-grams of the changed lines and their
 //!    context, what each hunk lost and gained, the shape of the change, and the hits of the
 //!    hand-written [`signals`] (which remain as features: they name precise places).
-//! 3. [`model`] combines them per axis with weights fitted on a mined corpus of real changes
-//!    (`testdata/corpus/`, re-fitted deterministically by `scripts/fit`) and turns each axis's
-//!    score into a calibrated probability (Platt scaling fitted out-of-fold).
+//! 3. [`model`] reads them in two stages fitted on a mined corpus of real changes
+//!    (`testdata/corpus/`, re-fitted deterministically by `scripts/fit`): a gate, `P(risky)`,
+//!    and an axis model, `P(axis | risky)`; an axis scores their product, a calibrated
+//!    probability (calibration fitted out-of-fold).
 //! 4. [`evidence`] names, for every axis, the changed lines that pushed it up most and says
 //!    what changed on them.
 //!
@@ -94,12 +95,12 @@ pub fn score_features(f: &features::Features) -> Scores {
             evidence: Vec::new(),
         };
     };
-    let logits = model.logits(f);
-    let values = std::array::from_fn(|axis| model.probability(axis, logits[axis]));
+    let (gate, axes) = model.logits(f);
+    let scored = model.score(gate, &axes);
     Scores {
-        values,
+        values: scored.axes,
         model: None,
-        evidence: evidence::collect(model, f),
+        evidence: evidence::collect(model, f, &scored),
     }
 }
 
@@ -153,9 +154,8 @@ mod tests {
     fn empty_diff_scores_the_base_rate_and_names_nothing() {
         let s = LocalScorer::new().score_diff("");
         let model = model::SHIPPED.as_ref().unwrap();
-        let base: [f64; AXIS_COUNT] =
-            std::array::from_fn(|a| model.probability(a, model.logits(&Default::default())[a]));
-        assert_eq!(s.values, base);
+        let (gate, axes) = model.logits(&Default::default());
+        assert_eq!(s.values, model.score(gate, &axes).axes);
         assert!(s.evidence.is_empty());
     }
 
