@@ -56,6 +56,12 @@ fn main() -> ExitCode {
     if let Some(v) = value("--folds") {
         params.folds = v.parse().expect("--folds takes a number");
     }
+    if args.iter().any(|a| a == "--per-axis-thresholds") {
+        params.global_threshold = false;
+    }
+    if args.iter().any(|a| a == "--no-signals") {
+        params.signals = false;
+    }
     let dir = value("--corpus").map_or_else(corpus::default_dir, PathBuf::from);
     let write = args.iter().any(|a| a == "--write");
     let check = args.iter().any(|a| a == "--check");

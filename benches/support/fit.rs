@@ -53,6 +53,10 @@ pub struct Params {
     pub false_alarm_limit: f64,
     /// L-BFGS iterations.
     pub iterations: usize,
+    /// Whether the hand-written signals are features.
+    pub signals: bool,
+    /// One threshold for every axis instead of one per axis.
+    pub global_threshold: bool,
 }
 
 impl Default for Params {
@@ -64,6 +68,8 @@ impl Default for Params {
             folds: 5,
             false_alarm_limit: 0.04,
             iterations: 300,
+            signals: true,
+            global_threshold: true,
         }
     }
 }
@@ -192,28 +198,21 @@ fn lbfgs(mut x: Vec<f64>, iterations: usize, f: &dyn Fn(&[f64], &mut [f64]) -> f
     x
 }
 
-/// Per case, the weight that makes each primary axis count equally among risky cases, and
-/// the risky side count as much as the benign side (each side sums to one half).
+/// Per case, the weight that makes the risky side count as much as the benign side (each
+/// sums to one half).
 fn balanced_weights(cases: &[&Case]) -> Vec<f64> {
-    let mut per_axis = [0usize; AXIS_COUNT];
-    for c in cases {
-        if let Some(a) = c.primary {
-            per_axis[a] += 1;
-        }
-    }
-    let present = per_axis.iter().filter(|&&n| n > 0).count().max(1) as f64;
+    let risky = cases.iter().filter(|c| c.kind == Kind::Risky).count().max(1) as f64;
     let benign = cases.iter().filter(|c| c.kind == Kind::Benign).count().max(1) as f64;
     cases
         .iter()
-        .map(|c| match c.primary {
-            Some(a) => 0.5 / present / per_axis[a] as f64,
-            None => 0.5 / benign,
+        .map(|c| match c.kind {
+            Kind::Risky => 0.5 / risky,
+            Kind::Benign => 0.5 / benign,
         })
         .collect()
 }
 
-/// The gate: risky against benign, each primary axis counting equally on the risky side so
-/// that a rare kind of defect is not lost among common ones.
+/// The gate: risky against benign, the two sides weighted equally.
 fn fit_gate(samples: &[&Sample], cases: &[&Case], p: &Params) -> (Vec<f64>, f64) {
     let y: Vec<f64> = cases
         .iter()
@@ -392,7 +391,7 @@ pub fn platt(z: &[f64], y: &[bool]) -> (f64, f64) {
 /// How much `P(axis | risky)` weighs in an axis's score: `P(risky) · P(axis | risky)^GAMMA`.
 /// Small, so the score stays close to the calibrated `P(risky)` for the axes the model ranks
 /// first, while it orders the axes and lowers an unlikely axis's score.
-pub const GAMMA: f64 = 0.05;
+pub const GAMMA: f64 = 0.01;
 
 /// The calibration of both stages, fitted on out-of-fold raw scores.
 #[derive(Debug, Clone, Copy)]
@@ -517,6 +516,50 @@ pub fn choose_thresholds(
         .filter_map(|a| current.axis_precision(a))
         .fold(1.0f64, f64::min);
     (lowest_precision, t.map(|v| v.min(1.0)))
+}
+
+/// One threshold for every axis: the lowest score at which benign false alarms stay at or
+/// under `false_alarm_limit` on `members`. Returns the lowest per-axis precision it reaches,
+/// and the thresholds.
+pub fn choose_global_threshold(
+    probs: &[[f64; AXIS_COUNT]],
+    cases: &[Case],
+    members: &[usize],
+    false_alarm_limit: f64,
+) -> (f64, [f64; AXIS_COUNT]) {
+    // A benign case alarms when its best axis reaches the threshold.
+    let mut benign_best: Vec<f64> = members
+        .iter()
+        .filter(|&&i| cases[i].kind == Kind::Benign)
+        .map(|&i| probs[i].iter().copied().fold(0.0, f64::max))
+        .collect();
+    benign_best.sort_by(|a, b| b.total_cmp(a));
+    let allowed = (false_alarm_limit * benign_best.len() as f64).floor() as usize;
+    // Just above the score of the first benign case past the budget.
+    let t = benign_best
+        .get(allowed)
+        .map_or(0.0, |&s| s + 1e-9)
+        .min(1.0);
+    let thresholds = [t; AXIS_COUNT];
+    let f = figures(cases, members, probs, &|_| thresholds);
+    let lowest = (0..AXIS_COUNT)
+        .filter_map(|a| f.axis_precision(a))
+        .fold(1.0f64, f64::min);
+    (lowest, thresholds)
+}
+
+/// The thresholds `params` ask for.
+pub fn thresholds_for(
+    probs: &[[f64; AXIS_COUNT]],
+    cases: &[Case],
+    members: &[usize],
+    params: &Params,
+) -> (f64, [f64; AXIS_COUNT]) {
+    if params.global_threshold {
+        choose_global_threshold(probs, cases, members, params.false_alarm_limit)
+    } else {
+        choose_thresholds(probs, cases, members, params.false_alarm_limit)
+    }
 }
 
 /// The axes an answer would name: at or above the threshold, best first, ties by id, at most

@@ -31,7 +31,7 @@ impl Data {
         let samples: Vec<Sample> = cases
             .iter()
             .map(|c| match eval_set::payload_from_diff(&c.diff) {
-                Some(p) => Sample::of(&features::extract(&p.diff)),
+                Some(p) => Sample::of(&features::extract_with(&p.diff, params.signals)),
                 None => Sample {
                     empty: true,
                     ..Sample::default()
@@ -114,8 +114,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
     );
     let calibration = fit::calibrate(&oof, &data.cases, members);
     let probs = probs_of(data, &oof, &calibration);
-    let (precision, thresholds) =
-        fit::choose_thresholds(&probs, &data.cases, members, params.false_alarm_limit);
+    let (precision, thresholds) = fit::thresholds_for(&probs, &data.cases, members, params);
     let oof_figures = fit::figures(&data.cases, members, &probs, &|_| thresholds);
 
     // Nested: for fold k, calibration and thresholds from inner folds of the other folds.
@@ -138,13 +137,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
         );
         let inner_calibration = fit::calibrate(&inner, &data.cases, &train);
         let inner_probs = probs_of(data, &inner, &inner_calibration);
-        nested_thresholds[k] = fit::choose_thresholds(
-            &inner_probs,
-            &data.cases,
-            &train,
-            params.false_alarm_limit,
-        )
-        .1;
+        nested_thresholds[k] = fit::thresholds_for(&inner_probs, &data.cases, &train, params).1;
         let outer = probs_of(data, &oof, &inner_calibration);
         for &i in members.iter().filter(|&&i| data.fold[i] == k) {
             nested_probs[i] = outer[i];

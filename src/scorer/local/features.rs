@@ -158,8 +158,18 @@ const PAIRED: Kinds = {
 
 /// The features of a payload's unified diff.
 pub fn extract(diff: &str) -> Features {
+    extract_with(diff, true)
+}
+
+/// [`extract`], optionally without the hand-written signals (to measure what they add).
+pub fn extract_with(diff: &str, with_signals: bool) -> Features {
     let mut files = hunks::parse(diff);
-    let hits = signals::collect(&mut files);
+    let hits = if with_signals {
+        signals::collect(&mut files)
+    } else {
+        hunks::mark_changed(&mut files);
+        Vec::new()
+    };
     let mut out = Features {
         files: files.iter().map(|f| f.path.clone()).collect(),
         hits,
@@ -168,15 +178,25 @@ pub fn extract(diff: &str) -> Features {
     let mut counts = Counts::default();
     let (mut added, mut removed, mut test_added, mut test_removed) = (0usize, 0usize, 0, 0);
     let mut roles_changed = [false; 5];
+    // Lines removed outright, added outright, and modified (a removed line paired with an
+    // added one), over the whole change.
+    let mut edit_totals = [0usize; 3];
     for (fi, file) in files.iter().enumerate() {
         let role = role_code(file.role);
         file_features(file, &mut counts);
         for hunk in &file.hunks {
             let mut lost: BTreeMap<String, usize> = BTreeMap::new();
             let mut gained: BTreeMap<String, usize> = BTreeMap::new();
+            // The changed lines of this hunk, for pairing removed with added lines.
+            let mut sides: [Vec<(usize, Vec<Token>, Kinds)>; 2] = [Vec::new(), Vec::new()];
             let mut any = false;
             for (li, line) in hunk.lines.iter().enumerate() {
-                if !line.changed || out.lines.len() >= MAX_LINES {
+                // Prose says what a change is for, not what it does: a changelog line that
+                // names the fix would teach the model words, not code. Docs count by shape.
+                if !line.changed || out.lines.len() >= MAX_LINES || file.role == Role::Docs {
+                    if line.changed && file.role == Role::Docs {
+                        roles_changed[Role::Docs as usize] = true;
+                    }
                     continue;
                 }
                 any = true;
@@ -223,10 +243,13 @@ pub fn extract(diff: &str) -> Features {
                     kinds: line_kinds,
                 });
                 out.line_buckets.push(raised);
+                sides[usize::from(!is_removed)].push((index, toks, line_kinds));
             }
             if !any {
                 continue;
             }
+            let [removed_lines, added_lines] = &sides;
+            edits(role, removed_lines, added_lines, &mut counts, &mut out.line_buckets, &mut edit_totals);
             // What the hunk lost and gained, word by word: moved words cancel out.
             for (word, &at) in &lost {
                 if !gained.contains_key(word) {
@@ -278,6 +301,15 @@ pub fn extract(diff: &str) -> Features {
         (true, true) => "both",
     };
     counts.shape("tests", tests, 1.0);
+    let [pure_removed, pure_added, modified] = edit_totals;
+    counts.shape("pure-removed", bucket_of(pure_removed), 1.0);
+    counts.shape("pure-added", bucket_of(pure_added), 1.0);
+    counts.shape("modified", bucket_of(modified), 1.0);
+    let edits_total = pure_removed + pure_added + modified;
+    if edits_total > 0 {
+        counts.shape("pure-removed-share", &(pure_removed * 4 / edits_total).to_string(), 1.0);
+        counts.shape("modified-share", &(modified * 4 / edits_total).to_string(), 1.0);
+    }
     let only = |r: Role| roles_changed[r as usize] && roles_changed.iter().filter(|x| **x).count() == 1;
     for (r, name) in [
         (Role::Test, "tests"),
@@ -349,6 +381,127 @@ fn file_features(file: &FileDiff<'_>, counts: &mut Counts) {
         let stem = part.split('.').next().unwrap_or(part);
         for word in tokens::split_words(stem) {
             counts.text("p", &word);
+        }
+    }
+}
+
+/// The significant tokens of a line, as feature texts.
+fn significant(toks: &[Token]) -> Vec<&str> {
+    toks.iter()
+        .filter_map(|t| match t.kind {
+            TokenKind::Word | TokenKind::StrWord => Some(t.text.as_str()),
+            TokenKind::Number => Some(number_class(&t.text)),
+            TokenKind::Op if significant_op(&t.text) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Jaccard similarity of two lines' significant tokens.
+fn similarity(a: &[&str], b: &[&str]) -> f64 {
+    let a: std::collections::BTreeSet<&str> = a.iter().copied().collect();
+    let b: std::collections::BTreeSet<&str> = b.iter().copied().collect();
+    let union = a.union(&b).count();
+    if union == 0 {
+        return 0.0;
+    }
+    a.intersection(&b).count() as f64 / union as f64
+}
+
+/// Most line comparisons made to pair one hunk's removed and added lines.
+const MAX_PAIRINGS: usize = 2500;
+
+/// What each edit of a hunk did: a line removed outright (`P-`), added outright (`P+`), or
+/// modified — a removed line paired with the most similar added line — and then which kinds
+/// the modification lost or gained (`Mk-`, `Mk+`), which tokens (`Mt-`, `Mt+`), and whether
+/// only names changed (`Mrename`). A refactor renames and moves; a reversed fix removes a
+/// guard outright or flips an operator: these features tell the two apart.
+fn edits(
+    role: &str,
+    removed: &[(usize, Vec<Token>, Kinds)],
+    added: &[(usize, Vec<Token>, Kinds)],
+    counts: &mut Counts,
+    line_buckets: &mut [Vec<u32>],
+    totals: &mut [usize; 3],
+) {
+    let r_sig: Vec<Vec<&str>> = removed.iter().map(|l| significant(&l.1)).collect();
+    let a_sig: Vec<Vec<&str>> = added.iter().map(|l| significant(&l.1)).collect();
+    let mut partner: Vec<Option<usize>> = vec![None; removed.len()];
+    let mut taken = vec![false; added.len()];
+    if removed.len() * added.len() <= MAX_PAIRINGS {
+        for (ri, r) in r_sig.iter().enumerate() {
+            let best = a_sig
+                .iter()
+                .enumerate()
+                .filter(|(ai, _)| !taken[*ai])
+                .map(|(ai, a)| (ai, similarity(r, a)))
+                .fold(None, |best: Option<(usize, f64)>, (ai, sim)| match best {
+                    Some((_, s)) if s >= sim => best,
+                    _ => Some((ai, sim)),
+                });
+            if let Some((ai, sim)) = best
+                && sim >= 0.4
+            {
+                partner[ri] = Some(ai);
+                taken[ai] = true;
+            }
+        }
+    }
+    let mut emit = |line: usize, namespace: &str, text: &str| {
+        let b = counts.text(namespace, text);
+        line_buckets[line].push(b);
+    };
+    for (ri, (line, _, kinds_r)) in removed.iter().enumerate() {
+        let Some(ai) = partner[ri] else {
+            totals[0] += 1;
+            for k in kinds::iter(*kinds_r) {
+                emit(*line, &format!("P-{role}"), k.name());
+            }
+            continue;
+        };
+        totals[2] += 1;
+        let (a_line, _, kinds_a) = &added[ai];
+        for k in kinds::iter(kinds_r & !kinds_a) {
+            emit(*line, &format!("Mk-{role}"), k.name());
+        }
+        for k in kinds::iter(kinds_a & !kinds_r) {
+            emit(*a_line, &format!("Mk+{role}"), k.name());
+        }
+        for k in kinds::iter(kinds_r & kinds_a) {
+            emit(*line, &format!("M{role}"), k.name());
+        }
+        // Token multisets: what the modification took away and put in.
+        let mut bag: BTreeMap<&str, i32> = BTreeMap::new();
+        for t in &r_sig[ri] {
+            *bag.entry(t).or_insert(0) += 1;
+        }
+        for t in &a_sig[ai] {
+            *bag.entry(t).or_insert(0) -= 1;
+        }
+        let mut only_names = true;
+        for (t, n) in &bag {
+            if *n == 0 {
+                continue;
+            }
+            let is_name = t.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+            only_names &= is_name;
+            if *n > 0 {
+                emit(*line, &format!("Mt-{role}"), t);
+            } else {
+                emit(*a_line, &format!("Mt+{role}"), t);
+            }
+        }
+        if only_names {
+            emit(*line, &format!("Mrename{role}"), "");
+        }
+    }
+    for (ai, (line, _, kinds_a)) in added.iter().enumerate() {
+        if taken[ai] {
+            continue;
+        }
+        totals[1] += 1;
+        for k in kinds::iter(*kinds_a) {
+            emit(*line, &format!("P+{role}"), k.name());
         }
     }
 }
