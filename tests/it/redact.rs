@@ -336,3 +336,104 @@ fn held_out_lookalikes_stay_byte_identical() {
 
 /// Above the measured figure by a margin, so a change that loses precision fails.
 const FAMILIES_LOOKALIKE_CEILING: f64 = 100.0;
+
+/// The in-sample corpus for issue 14's families (`families.py`), grown with every rule.
+#[test]
+fn family_corpus_recall() {
+    let lines = corpus("families.txt");
+    assert!(lines.len() >= 300, "only {} family lines", lines.len());
+    let (recall, missed) = recall(&lines);
+    println!(
+        "family corpus recall: {recall:.2}% ({} of {} secret lines)\n{}",
+        lines.len() - missed.len(),
+        lines.len(),
+        per_tag(&lines, &missed)
+    );
+    for m in &missed {
+        println!("missed {m}");
+    }
+    assert!(recall >= 99.0, "family corpus recall {recall:.2}% < 99%");
+}
+
+/// Look-alikes of the in-sample family corpus: documented examples, filler, templates,
+/// connection strings without a secret, data, code; all must stay byte-identical.
+#[test]
+fn family_lookalikes_stay_byte_identical() {
+    let lines = corpus("families-lookalikes.txt");
+    assert!(lines.len() >= 300, "only {} look-alike lines", lines.len());
+    let changed = altered(&lines);
+    let share = 100.0 * changed.len() as f64 / lines.len() as f64;
+    println!(
+        "family look-alikes altered: {share:.2}% ({} of {} lines)\n{}",
+        changed.len(),
+        lines.len(),
+        per_tag(&lines, &changed)
+            .lines()
+            .map(|l| format!("{l} intact"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for c in &changed {
+        println!("altered {c}");
+    }
+    assert!(share <= 1.0, "{share:.2}% of family look-alikes altered > 1%");
+}
+
+/// The Stop's decision log counts redactions per marker, and `status` shows them per type;
+/// neither holds a secret.
+#[test]
+fn stop_logs_redactions_per_marker_and_status_shows_them() {
+    use crate::support::TestRepo;
+    use crate::support::hook::{HookEnv, event};
+
+    let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
+    let repo = TestRepo::new();
+    repo.write("src/config.py", "TIMEOUT = 30\n");
+    repo.commit_all("init");
+    env.run(&event("UserPromptSubmit", "s", "p1", repo.path()))
+        .ok();
+    let key = "AKIAQ2RZ7NJK4TXWB5MD";
+    let password = "Vq7#rTz9!kLm2pXw";
+    repo.write(
+        "src/config.py",
+        format!(
+            "TIMEOUT = 30\nAWS_ACCESS_KEY_ID = \"{key}\"\nDB_PASSWORD = \"{password}\"\n\
+             ADMIN_PASSWORD = \"Zr4!pQ8sWn2#xKe7\"\n"
+        ),
+    );
+    env.run(&event("Stop", "s", "p1", repo.path())).ok();
+
+    let status = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .current_dir(repo.path())
+            .output()
+            .expect("status runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&status(&["status", "--json"])).expect("json");
+    let entry = &json
+        .as_array()
+        .or_else(|| json["decisions"].as_array())
+        .expect("a list of decisions")[0];
+    assert_eq!(
+        entry["redactions"],
+        serde_json::json!({"aws-access-key": 1, "generic-secret": 2}),
+        "{entry}"
+    );
+    let text = status(&["status"]);
+    assert!(
+        text.contains("3 secret(s) redacted (aws-access-key 1, generic-secret 2)"),
+        "{text}"
+    );
+    for (path, bytes) in env.data_files() {
+        let stored = String::from_utf8_lossy(&bytes);
+        assert!(
+            !stored.contains(key) && !stored.contains(password),
+            "{}",
+            path.display()
+        );
+    }
+}

@@ -26,6 +26,9 @@ pub(crate) enum Check {
     AttributePair,
     /// A password given on a command line (`-pSECRET`, `-u user:SECRET`).
     CommandLine,
+    /// `Password=`/`Pwd=` on a line that is a connection string (another of its keys is
+    /// there), unless the value is a placeholder.
+    ConnectionString,
 }
 
 /// One redaction rule.
@@ -89,16 +92,45 @@ pub(crate) static RULES: &[Rule] = &[
         &["akia", "asia", "abia", "acca", "a3t"],
         tok!(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}"),
     ),
+    // AWS's secret key is 40 base64 characters under any of the names AWS's own tools and
+    // SDKs write (`aws_secret_access_key`, `SecretAccessKey` in STS and CloudFormation JSON,
+    // `secretAccessKey` in the JS SDK), with a separator of code or of a call's arguments.
     exact(
         "aws-secret-key",
-        &["aws"],
-        r#"(?i)aws_?(?:secret|sec)_?(?:access)?_?key["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+])"#,
+        &[
+            "aws",
+            "secretaccesskey",
+            "secret_access_key",
+            "secret-access-key",
+        ],
+        r#"(?i)(?:aws_?(?:secret|sec)_?(?:access)?_?key|secret_?access_?key|secret-access-key)["']?\s*(?::|=|=>|:=|,)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
     ),
     exact(
         "aws-session-token",
-        &["aws"],
-        r#"(?i)aws_?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{40,})"#,
+        &["aws", "sessiontoken", "session_token"],
+        r#"(?i)(?:aws_?)?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{100,})"#,
     ),
+    // STS session tokens begin with the base64 of their own header (documented in AWS's
+    // STS examples); a token seen anywhere else is still one.
+    exact(
+        "aws-session-token",
+        &["iqojb3jpz2lux2vj", "fwogzxivyxdz"],
+        tok!(r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[A-Za-z0-9+/=]{100,}"),
+    ),
+    // Amazon Bedrock API keys (gitleaks `aws-amazon-bedrock-api-key-long-lived` and
+    // `-short-lived`).
+    exact(
+        "aws-bedrock-api-key",
+        &["absk", "bedrock-api-key-"],
+        tok!(r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&_.-]*"),
+    ),
+    // Amazon MWS auth tokens and AppSync API keys (Nosey Parker `np.aws.5`, `np.aws.8`).
+    exact(
+        "aws-mws-token",
+        &["amzn.mws."],
+        tok!(r"amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    exact("aws-appsync-key", &["da2-"], tok!(r"da2-[a-z0-9]{26}")),
     exact("gcp-api-key", &["aiza"], tok!(r"AIza[0-9A-Za-z_-]{35}")),
     exact(
         "gcp-oauth-client-secret",
@@ -115,10 +147,26 @@ pub(crate) static RULES: &[Rule] = &[
         &["private_key_id"],
         r#""private_key_id"\s*:\s*"(?P<s>[a-f0-9]{40})""#,
     ),
+    // Azure storage and Cosmos DB account keys (64 bytes), Service Bus, Event Hubs and IoT Hub
+    // shared access keys (32 bytes), Azure connection-string syntax (Nosey Parker
+    // `np.azure.1`: 20 to 100 base64 characters).
     exact(
         "azure-storage-key",
-        &["accountkey", "sharedaccesskey"],
-        r"(?i)(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,}={0,2})",
+        &["accountkey", "sharedaccesskey", "sharedsecretvalue"],
+        r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue)[ \t]*=[ \t]*(?P<s>[A-Za-z0-9+/]{20,100}={0,3})",
+    ),
+    // An account key alone, next to a name that says Azure or storage: 86 base64
+    // characters and `==` (64 bytes), the shape of every storage and Cosmos DB key.
+    near(
+        "azure-storage-key",
+        &["azure", "storage", "cosmos"],
+        r"(?:^|[^A-Za-z0-9+/])(?P<s>[A-Za-z0-9+/]{86}==)(?:$|[^A-Za-z0-9+/=])",
+    ),
+    // Azure App Configuration connection strings: `Endpoint=…azconfig.io;Id=…;Secret=…`.
+    exact(
+        "azure-app-config-secret",
+        &[".azconfig.io"],
+        r"(?i)\.azconfig\.io;Id=[^;\s]{1,100};Secret=(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
     ),
     exact(
         "azure-sas-token",
@@ -715,6 +763,90 @@ pub(crate) static RULES: &[Rule] = &[
         &["dropbox"],
         tok!(r"[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}"),
     ),
+    // Password hashes: crypt(3) formats (md5crypt and Apache's apr1, bcrypt, sha256crypt and
+    // sha512crypt, Cisco type 8/9, yescrypt, scrypt), Argon2's PHC strings, Kerberos AS-REP
+    // and TGS hashes, Django's PBKDF2, PostgreSQL SCRAM verifiers and LDAP `{SSHA}` values
+    // (shapes from Nosey Parker's `np.pwhash.*` and `np.krb5.*` rules and the formats'
+    // own documentation). A hash is as good as the password to an offline attack.
+    exact(
+        "password-hash",
+        &[
+            "$1$", "$apr1$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$7$", "$8$", "$9$",
+            "$y$", "$argon2", "$krb5", "pbkdf2_sha", "scram-sha-", "{ssha", "{sha",
+        ],
+        concat!(
+            r"(?:^|[^A-Za-z0-9./$])(?P<s>",
+            r"\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}",
+            r"|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}",
+            r"|\$[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$(?:[./A-Za-z0-9]{86}|[./A-Za-z0-9]{43})",
+            r"|\$[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}",
+            r"|\$7\$[./A-Za-z0-9]{11,64}\$[./A-Za-z0-9]{43}",
+            r"|\$y\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}",
+            r"|\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,4}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}",
+            r"|\$krb5asrep\$\d{1,2}\$(?:[^:$\s]{1,200}:)?[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}",
+            r"|\$krb5tgs\$\d{1,2}\$\*[^*\s]{1,200}\*\$[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}",
+            r"|pbkdf2_sha(?:1|256|512)\$\d{3,7}\$[A-Za-z0-9./+]{4,64}\$[A-Za-z0-9+/]{20,}={0,2}",
+            r"|(?i:scram-sha-(?:1|256))\$\d{1,7}:[A-Za-z0-9+/]{8,}={0,2}\$[A-Za-z0-9+/]{20,}={0,2}:[A-Za-z0-9+/]{20,}={0,2}",
+            r"|\{(?i:ssha|sha|ssha256|ssha512|sha256|sha512)\}[A-Za-z0-9+/]{20,}={0,2}",
+            r")",
+        ),
+    ),
+    // PostgreSQL's `md5` verifier and MySQL's `mysql_native_password` hash, quoted.
+    exact("password-hash", &["'md5", "\"md5"], r#"['"](?P<s>md5[0-9a-f]{32})['"]"#),
+    exact(
+        "password-hash",
+        &["identified", "authentication_string", "native_password"],
+        r#"['"](?P<s>\*[0-9A-Fa-f]{40})['"]"#,
+    ),
+    // pwdump and secretsdump lines: `user:rid:LM:NT:::`.
+    exact(
+        "password-hash",
+        &[":::"],
+        r"^[+\- \t]*[^:\s]{1,64}:\d{1,10}:(?P<s>[0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::",
+    ),
+    // Formats from gitleaks' and trufflehog's rule lists that the rules above lacked.
+    exact(
+        "hubspot-token",
+        &["pat-na", "pat-eu", "pat-ap"],
+        tok!(r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    // HubSpot's legacy API key and Squarespace's token are UUIDs: only next to the name.
+    near(
+        "hubspot-token",
+        &["hubspot"],
+        tok!(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"),
+    ),
+    near(
+        "squarespace-token",
+        &["squarespace"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    exact("sonar-token", &["squ_", "sqp_", "sqa_"], tok!(r"sq[upa]_[a-f0-9]{40}")),
+    near(
+        "airtable-token",
+        &["airtable"],
+        tok!(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|key[A-Za-z0-9]{14}"),
+    ),
+    near("beamer-token", &["beamer"], tok!(r"b_[A-Za-z0-9=_-]{44}")),
+    near("meraki-api-key", &["meraki"], tok!(r"[0-9a-f]{40}")),
+    exact(
+        "defined-networking-token",
+        &["dnkey-"],
+        tok!(r"(?i:dnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52})"),
+    ),
+    near("etsy-token", &["etsy"], tok!(r"[A-Za-z0-9]{24}")),
+    near("looker-secret", &["looker"], tok!(r"[A-Za-z0-9]{20}|[A-Za-z0-9]{24}")),
+    near(
+        "sumologic-key",
+        &["sumo"],
+        tok!(r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}"),
+    ),
+    // Kubernetes bootstrap tokens (`kubeadm join --token`, Nosey Parker `np.kubernetes.1`).
+    near(
+        "kubernetes-bootstrap-token",
+        &["kube", "bootstrap"],
+        tok!(r"[a-z0-9]{6}\.[a-z0-9]{16}"),
+    ),
     // Headers, cookies, URLs.
     Rule {
         id: "bearer-token",
@@ -740,11 +872,29 @@ pub(crate) static RULES: &[Rule] = &[
         pattern: r"(?i)(?:session|sess|sid|token|auth|jwt|csrf|remember)[A-Za-z0-9_.-]*=(?P<s>[A-Za-z0-9%._~+/=-]{16,})",
         check: Check::Opaque,
     },
+    // `scheme://user:password@host`: the password runs to the last `@` before the host, as
+    // MongoDB's and libpq's parsers read an unencoded `@` in it (`p@ss@host`); host, port
+    // and database stay readable.
     Rule {
         id: "url-credentials",
         keywords: &["://"],
-        pattern: r#"(?i)[a-z][a-z0-9+.-]*://[^/\s:@"'`<>]*:(?P<s>[^/\s@"'`<>]+)@"#,
+        pattern: r#"(?i)[a-z][a-z0-9+.-]*://(?P<n>[^/\s:@"'`<>]*):(?P<s>[^/\s@"'`<>]+(?:@[^/\s@"'`<>:]+)*?)@[A-Za-z0-9_.\[\]-]+(?:[^@A-Za-z0-9_.\[\]-]|$)"#,
         check: Check::UrlPassword,
+    },
+    // Oracle's thin JDBC URL puts the password after a `/`: `jdbc:oracle:thin:user/pass@//host`.
+    exact(
+        "connection-string",
+        &["jdbc:oracle:"],
+        r#"(?i)jdbc:oracle:[a-z]+:[A-Za-z0-9_$#.]+/(?P<s>[^@\s"'/]{1,128})@"#,
+    ),
+    // `Password=`/`Pwd=` in ADO.NET, ODBC, JDBC and libpq connection strings and JDBC query
+    // parameters (Nosey Parker `np.odbc.1`, trufflehog `jdbc`), ending at `;`, `&`, a quote
+    // or a blank; only the value goes, the other keys stay readable.
+    Rule {
+        id: "connection-string",
+        keywords: &["password", "pwd"],
+        pattern: r#"(?i)(?:^|[;"'\s{(,?&:])(?:password|pwd)[ \t]*=[ \t]*(?P<s>[^;"'\s<>&(),]{3,200})"#,
+        check: Check::ConnectionString,
     },
     // Generic assignments: a credential-like name bound to a secret-looking value.
     // `Redactor` runs this pattern as the hand-written matcher in `assignment.rs`; tests check
@@ -877,6 +1027,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "dynatrace",
     "elevenlabs",
     "etherscan",
+    "etsy",
     "facebook",
     "fastly",
     "figma",
@@ -912,6 +1063,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "linkedin",
     "logdna",
     "loggly",
+    "looker",
     "mailchimp",
     "mailerlite",
     "mailgun",
@@ -920,6 +1072,9 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "mapbox",
     "mattermost",
     "maxmind",
+    "meraki",
+    "message_bird",
+    "message-bird",
     "messagebird",
     "mistral",
     "mixpanel",
@@ -931,6 +1086,8 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "nexmo",
     "notion",
     "nytimes",
+    "newyorktimes",
+    "new-york-times",
     "okta",
     "onelogin",
     "openai",
@@ -949,6 +1106,8 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "postmark",
     "posthog",
     "privateai",
+    "private_ai",
+    "private-ai",
     "pusher",
     "rapidapi",
     "razorpay",
@@ -970,7 +1129,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "splunk",
     "squarespace",
     "stripe",
-    "sumologic",
+    "sumo",
     "supabase",
     "telegram",
     "telnyx",

@@ -246,7 +246,13 @@ impl Redactor {
         let mut words: Vec<&'static str> = Vec::new();
         let mut triggers: Vec<Vec<usize>> = Vec::new();
         for (index, rule) in RULES.iter().enumerate() {
-            for keyword in rule.keywords {
+            // A provider's name alone sends a line to the near-keyword scan too: gitleaks'
+            // keyword rules bind a token to a bare `fastly:` or `"twitch" =>`.
+            let providers = match rule.check {
+                Check::NearKeyword => catalog::NEAR_PROVIDERS,
+                _ => &[],
+            };
+            for keyword in rule.keywords.iter().chain(providers) {
                 match words.iter().position(|w| w == keyword) {
                     Some(at) => triggers[at].push(index),
                     None => {
@@ -413,7 +419,11 @@ impl Redactor {
                 Check::Exact => true,
                 Check::Opaque => looks_opaque(target.as_bytes()),
                 Check::BasicAuth => basic_credentials(target.as_bytes()),
-                Check::UrlPassword => !is_placeholder(target.as_bytes()),
+                Check::UrlPassword => {
+                    let user = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
+                    url_password(user, target.as_bytes())
+                }
+                Check::ConnectionString => connection_password(line, target.as_bytes()),
                 // Matched by hand above.
                 Check::Assignment | Check::NearKeyword => false,
                 Check::AttributePair => {
@@ -445,7 +455,10 @@ impl Redactor {
                     material
                 }
             };
-            if keep && !target.is_empty() {
+            // Documented examples and filler (`AKIA…EXAMPLE`, `ghp_XXXX…`) are never secrets;
+            // a key's body is judged by `pem_material` instead.
+            let filler = rule.check != Check::PrivateKey && is_filler(target.as_bytes());
+            if keep && !filler && !target.is_empty() {
                 spans.push(Span {
                     start: offset + target.start(),
                     end: offset + target.end(),
@@ -466,7 +479,9 @@ fn assignments(index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) 
     while let Some(m) = assignment::find_at(line, at, &words) {
         // Matches are never empty: the name holds a credential word.
         at = m.end;
-        if let Some((start, end)) = assignment_value(&m, line) {
+        if let Some((start, end)) = assignment_value(&m, line)
+            && !is_filler(&line[start..end])
+        {
             spans.push(Span {
                 start: offset + start,
                 end: offset + end,
@@ -494,8 +509,16 @@ impl Redactor {
             if at - run_start < 16 {
                 continue;
             }
-            // Leading `=` belongs to an assignment, not to the token.
+            // Leading `=` belongs to an assignment, not to the token; so does a leading
+            // `NAME=` (`AWS_BEARER_TOKEN=…` is one run of token bytes).
             let mut start = run_start;
+            if let Some(eq) = line[run_start..at].iter().position(|&b| b == b'=')
+                && eq > 0
+                && is_name(&line[run_start..run_start + eq])
+                && line.get(run_start + eq + 1).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                start = run_start + eq + 1;
+            }
             while start < at && line[start] == b'=' {
                 start += 1;
             }
@@ -543,6 +566,7 @@ impl Redactor {
             }
             let token = &line[start..end];
             if random_token(&line[..start], token)
+                && !is_filler(token)
                 && mentions_near_keyword(&line[..start], &line[end..])
             {
                 spans.push(Span {
@@ -746,7 +770,11 @@ fn classes(value: &[u8]) -> (bool, bool, bool, bool) {
 
 /// A value that looks like a machine-generated token rather than a word or an identifier.
 fn looks_opaque(value: &[u8]) -> bool {
-    if value.len() < 8 || is_placeholder(value) || is_identifier_words(value) {
+    if value.len() < 8
+        || is_placeholder(value)
+        || is_identifier_words(value)
+        || implausible_alphabet(value)
+    {
         return false;
     }
     let (lower, upper, digit, _) = classes(value);
@@ -794,14 +822,17 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     while let Some(rest) = v.strip_suffix(b"=") {
         v = rest;
     }
-    // Cheap tests first: most candidates in code are identifiers without digits.
-    if v.len() < 16
-        || !v.iter().any(u8::is_ascii_digit)
-        || !v.iter().any(u8::is_ascii_alphabetic)
-        || !v
-            .split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
-            .any(random_segment)
-    {
+    // Cheap tests first: most candidates in code are identifiers without digits. A long
+    // token of dense mixed-case letters with few digits (a base64url secret can have one or
+    // none) counts too.
+    if v.len() < 16 {
+        return false;
+    }
+    let mixed_segments = v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(u8::is_ascii_alphabetic)
+        && v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
+            .any(random_segment);
+    if !mixed_segments && !dense_letters(v) {
         return false;
     }
     // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
@@ -815,7 +846,12 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     {
         return false;
     }
-    if is_placeholder(v) || is_identifier_words(v) || is_uuid(v) {
+    if is_placeholder(v)
+        || is_identifier_words(v)
+        || is_uuid(v)
+        || is_traceparent(v)
+        || implausible_alphabet(v)
+    {
         return false;
     }
     let lower = v.to_ascii_lowercase();
@@ -841,6 +877,17 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
         return v.len() >= 20 && entropy(v) >= 3.0;
     }
     entropy(v) >= 3.3
+}
+
+/// Twenty-four or more characters of both cases whose entropy (4.2 bits a byte and up)
+/// only generated text reaches; identifiers of words stay below it.
+fn dense_letters(v: &[u8]) -> bool {
+    v.len() >= 24
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+        && v.iter().any(u8::is_ascii_lowercase)
+        && v.iter().any(u8::is_ascii_uppercase)
+        && entropy(v) >= 4.2
 }
 
 /// Whether the line around a token (not the token itself, whose random letters may spell
@@ -870,6 +917,16 @@ fn random_segment(segment: &[u8]) -> bool {
     switches >= 3
 }
 
+/// A W3C trace context header value: `00-<32 hex>-<16 hex>-<2 hex>`.
+fn is_traceparent(v: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .zip([2, 32, 16, 2])
+            .all(|(p, n)| p.len() == n && p.iter().all(u8::is_ascii_hexdigit))
+}
+
 fn is_uuid(v: &[u8]) -> bool {
     v.len() == 36
         && v.iter().enumerate().all(|(i, b)| {
@@ -885,26 +942,231 @@ fn is_uuid(v: &[u8]) -> bool {
 fn is_placeholder(value: &[u8]) -> bool {
     let lower = value.to_ascii_lowercase();
     let has = |needle: &[u8]| find(&lower, needle).is_some();
-    matches!(value.first(), Some(b'$' | b'%' | b'<' | b'{' | b'*'))
+    is_template(value)
         || has(b"${")
         || has(b"{{")
         || has(b"#{")
-        || has(b"%s")
-        || has(b"%(")
-        || has(b"%v")
+        || has(b"<%")
+        || has_format_verb(value)
         || has(b"xxxx")
-        || has(b"****")
+        || has(b"***")
         || has(b"...")
         || has(b"your_")
         || has(b"your-")
         || has(b"placeholder")
         || has(b"redacted")
         || has(b"changeme")
+        || has(b"replace_with")
+        || has(b"replace-with")
+        || has(b"replace_me")
+        || has(b"insert_")
+        || has(b"_here")
+        || has(b"-here")
         || matches!(
             lower.as_slice(),
             b"password" | b"pass" | b"passwd" | b"pwd" | b"secret" | b"token" | b"user"
         )
 }
+
+/// A whole value that is a template variable or a reference: `$VAR`, `${…}`, `$(…)`,
+/// `%VAR%`, `<your-key>`, `{0}`, `{name}`, `@TOKEN@`, `:name`.
+fn is_template(v: &[u8]) -> bool {
+    let ident = |s: &[u8]| {
+        !s.is_empty()
+            && s.iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    };
+    match (v.first(), v.last()) {
+        (Some(b'$'), _) => {
+            matches!(v.get(1), Some(b'{' | b'('))
+                || ident(&v[1..])
+                || v[1..]
+                    .split(|&b| b == b':')
+                    .all(|part| ident(part) && part.len() < 40)
+        }
+        (Some(b'%'), Some(b'%')) => v.len() > 2 && ident(&v[1..v.len() - 1]),
+        (Some(b'<'), _) => v.contains(&b'>'),
+        (Some(b'{'), Some(b'}')) => true,
+        (Some(b'@'), Some(b'@')) => {
+            let inner: &[u8] = {
+                let start = v.iter().position(|&b| b != b'@').unwrap_or(v.len());
+                let end = v.iter().rposition(|&b| b != b'@').map_or(start, |e| e + 1);
+                &v[start..end.max(start)]
+            };
+            ident(inner)
+        }
+        _ => false,
+    }
+}
+
+/// A printf or `%(name)s` verb standing alone, not `%s` inside random text (`c%sq`).
+fn has_format_verb(v: &[u8]) -> bool {
+    v.iter().enumerate().any(|(i, &b)| {
+        if b != b'%' || (i > 0 && v[i - 1].is_ascii_alphanumeric()) {
+            return false;
+        }
+        let rest = &v[i + 1..];
+        let verb = |r: &[u8]| {
+            matches!(r.first(), Some(b's' | b'v' | b'd' | b'q'))
+                && !r.get(1).is_some_and(u8::is_ascii_alphanumeric)
+        };
+        verb(rest)
+            || (rest.first() == Some(&b'(')
+                && rest.iter().position(|&c| c == b')').is_some_and(|close| {
+                    close > 1
+                        && rest[1..close]
+                            .iter()
+                            .all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                        && verb(&rest[close + 1..])
+                }))
+    })
+}
+
+/// Values printed in providers' documentation and filler standing in for a token: they
+/// match a format but protect nothing. `EXAMPLE` in the value (AWS's documented keys), a run
+/// of one filler character (`XXXXXX`, `******`, `000000`, `......`), one character making up
+/// most of the value (`AAAA…==`), a run of the alphabet (`abcdefgh`), and the few
+/// well-known example tokens of providers' docs.
+fn is_filler(v: &[u8]) -> bool {
+    if v.len() < 8 {
+        return false;
+    }
+    if find(&v.to_ascii_lowercase(), b"example").is_some() || DOCUMENTED_EXAMPLES.contains(&v) {
+        return true;
+    }
+    let mut counts = [0usize; 256];
+    let (mut run, mut longest_filler, mut sequence, mut longest_sequence) = (0, 0, 0, 0);
+    for (i, &b) in v.iter().enumerate() {
+        counts[usize::from(b)] += 1;
+        run = if i > 0 && v[i - 1] == b { run + 1 } else { 1 };
+        if matches!(b, b'x' | b'X' | b'*' | b'#' | b'0' | b'.') {
+            longest_filler = longest_filler.max(run);
+        }
+        // Letters only: ten digits in a row (`0123456789`) are a fake someone typed, but
+        // also the whole digit alphabet, and fixtures use them as the random part.
+        sequence = if i > 0 && b.is_ascii_alphabetic() && v[i - 1].wrapping_add(1) == b {
+            sequence + 1
+        } else {
+            1
+        };
+        longest_sequence = longest_sequence.max(sequence);
+    }
+    let dominant = counts.iter().max().copied().unwrap_or(0);
+    longest_filler >= 6 || longest_sequence >= 8 || (v.len() >= 12 && dominant * 2 > v.len())
+}
+
+/// Example tokens that providers print in their documentation, verbatim.
+const DOCUMENTED_EXAMPLES: &[&[u8]] = &[
+    // Stripe's API reference.
+    b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    b"pk_test_TYooMQauvdEDq54NiTphI7jx",
+    b"sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    // GitHub's docs on token formats.
+    b"ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    // The token jwt.io shows by default.
+    b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+];
+
+/// Text whose alphabet makes a credential implausible however random it looks: a long run
+/// over at most five symbols (a DNA or RNA sequence, a bit string) or letters of one case
+/// only (words run together, a protein sequence); generated credentials mix in digits.
+fn implausible_alphabet(v: &[u8]) -> bool {
+    if v.len() < 16 {
+        return false;
+    }
+    let mut seen = [false; 256];
+    for &b in v {
+        seen[usize::from(b)] = true;
+    }
+    let distinct = seen.iter().filter(|&&s| s).count();
+    let one_case = v.len() >= 20
+        && (v.iter().all(u8::is_ascii_lowercase) || v.iter().all(u8::is_ascii_uppercase));
+    distinct <= 5 || one_case
+}
+
+/// A version or build string: `1.2.3`, `v3.2.2-rc.5+build.7`.
+fn is_version(v: &[u8]) -> bool {
+    let digits = v.strip_prefix(b"v").unwrap_or(v);
+    digits.first().is_some_and(u8::is_ascii_digit)
+        && digits
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || **b == b'.')
+            .filter(|b| **b == b'.')
+            .count()
+            >= 1
+}
+
+/// A file-system path made of names (`/etc/app/secret.json`, `./certs/server.key`,
+/// `C:\\data\\key.pem`), not base64 that happens to begin with `/`.
+fn looks_like_path(v: &[u8]) -> bool {
+    let lower = v.to_ascii_lowercase();
+    let rooted = lower.starts_with(b"/")
+        || lower.starts_with(b"./")
+        || lower.starts_with(b"../")
+        || lower.starts_with(b"~/")
+        || (v.len() > 2 && v[0].is_ascii_alphabetic() && v[1] == b':' && matches!(v[2], b'\\' | b'/'));
+    rooted
+        && !v.contains(&b'+')
+        && !v.ends_with(b"=")
+        && v
+            .split(|b| matches!(b, b'/' | b'\\'))
+            .all(|segment| segment.len() < 20 || !random_segment(segment))
+}
+
+/// Whether a name (`NAME` of `NAME=value`) is an identifier: a letter or `_`, then letters,
+/// digits, `_`, `.` or `-`.
+fn is_name(v: &[u8]) -> bool {
+    v.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// The password of `scheme://user:password@host`, unless it is a placeholder or a
+/// documented default that repeats the user name (`guest:guest`).
+fn url_password(user: &[u8], password: &[u8]) -> bool {
+    !is_placeholder(password) && !(password.len() < 16 && user.eq_ignore_ascii_case(password))
+}
+
+/// The value of `Password=`/`Pwd=` in a connection string: the line must hold another key of
+/// one (`Server=`, `User ID=`, `jdbc:`, …), and the value must not be a placeholder.
+fn connection_password(line: &[u8], value: &[u8]) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let context = CONNECTION_KEYS
+        .iter()
+        .any(|k| find(&lower, k).is_some());
+    context
+        && value.len() >= 3
+        && !is_placeholder(value)
+        && !is_identifier_words(value)
+        && !value.contains(&b'+')
+        && !matches!(value.first(), Some(b'$' | b'{' | b'%' | b'"' | b'\'' | b'(' | b'['))
+}
+
+/// Keys that make a line a connection string (ADO.NET, ODBC, JDBC, libpq, Azure).
+const CONNECTION_KEYS: &[&[u8]] = &[
+    b"server=",
+    b"data source=",
+    b"datasource=",
+    b"host=",
+    b"hostname=",
+    b"uid=",
+    b"user id=",
+    b"userid=",
+    b"user=",
+    b"username=",
+    b"database=",
+    b"initial catalog=",
+    b"driver=",
+    b"dsn=",
+    b"provider=",
+    b"port=",
+    b"dbname=",
+    b"endpoint=",
+    b"accountname=",
+    b"jdbc:",
+    b"odbc",
+    b"://",
+];
 
 /// Identifier-shaped text made of words: `access_token`, `X-Api-Key`, `db.password`,
 /// `GITHUB_TOKEN`, `AccessToken`. Such values name a secret; they are not one.
@@ -928,6 +1190,13 @@ fn is_identifier_words(value: &[u8]) -> bool {
     let vowelless = words.iter().filter(|w| !has_vowel(w)).count();
     let single = words.iter().filter(|w| w.len() == 1).count();
     if words.len() > 6 || vowelless > 2 || single > 1 {
+        return false;
+    }
+    // Mostly two- and three-letter humps with digits among them (`ZKCCo4KHMBah9`) is a
+    // generated password cut into humps, not a name.
+    let short = words.iter().filter(|w| w.len() <= 3).count();
+    let (lower, upper, digit, _) = classes(value);
+    if words.len() >= 3 && short * 2 > words.len() && lower && upper && digit {
         return false;
     }
     words.iter().all(|w| {
@@ -1301,8 +1570,13 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
     {
         return None;
     }
-    // `>` only closes an XML element: `<password>…</password>`.
-    if op_trim == b">" && !(name.start() > 0 && line[name.start() - 1] == b'<') {
+    // `>` only closes an XML element: `<password>…</password>`; the value runs to its end
+    // tag (`<password>@host` in a URL template is not an element).
+    if op_trim == b">"
+        && !(name.start() > 0
+            && line[name.start() - 1] == b'<'
+            && line[value.end()..].starts_with(b"</"))
+    {
         return None;
     }
     let kind = classify_name(raw_name);
@@ -1311,6 +1585,7 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
     }
     let v = value.as_bytes();
     let after = line.get(value.end()).copied();
+    let quoted = quoted_content(v).is_some();
     let (content, start) = match quoted_content(v) {
         Some((skip, len)) => (&v[skip..skip + len], value.start() + skip),
         None if bare_comma => (v, value.start()),
@@ -1340,7 +1615,7 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
     let secret = match kind {
         _ if bare_comma => random_token(&line[..start], content),
         NameKind::Strong => quoted_or_literal_is_secret(content),
-        NameKind::Weak => strong_value(content),
+        NameKind::Weak => strong_value(content) || (quoted && password_like(content)),
         NameKind::None => false,
     };
     secret.then_some((start, start + content.len()))
@@ -1487,11 +1762,10 @@ fn quoted_or_literal_is_secret(v: &[u8]) -> bool {
         return false;
     }
     let lower = v.to_ascii_lowercase();
-    if lower.starts_with(b"/")
-        || lower.starts_with(b"./")
-        || lower.starts_with(b"~/")
-        || find(&lower, b"://").is_some()
-    {
+    if looks_like_path(v) || find(&lower, b"://").is_some() {
+        return false;
+    }
+    if implausible_alphabet(v) || is_version(v) || is_traceparent(v) {
         return false;
     }
     if TYPE_WORDS.contains(&lower.as_slice()) || COMMON_VALUES.contains(&lower.as_slice()) {
@@ -1574,11 +1848,33 @@ fn strong_value(v: &[u8]) -> bool {
     {
         return false;
     }
-    if is_identifier_words(v) {
+    if is_identifier_words(v) || implausible_alphabet(v) {
         return false;
     }
     let (lower, upper, digit, _) = classes(v);
     (lower || upper) && digit && entropy(v) >= 3.5
+}
+
+/// A quoted value under a loose name (`pass`, `pw`, `key` alone) that reads as a password:
+/// upper- and lower-case letters and digits, or letters, digits and punctuation, and no
+/// words or template.
+fn password_like(v: &[u8]) -> bool {
+    if v.len() < 8
+        || v.len() > 128
+        || is_placeholder(v)
+        || v.iter().any(|b| b.is_ascii_whitespace())
+        || is_identifier_words(v)
+        || is_version(v)
+        || looks_like_path(v)
+        || find(&v.to_ascii_lowercase(), b"://").is_some()
+    {
+        return false;
+    }
+    let (lower, upper, digit, _) = classes(v);
+    let punctuation = v
+        .iter()
+        .any(|b| b.is_ascii_punctuation() && !matches!(b, b'_' | b'-' | b'.' | b'/' | b':'));
+    ((lower && upper && digit) || ((lower || upper) && digit && punctuation)) && entropy(v) >= 3.0
 }
 
 #[cfg(test)]
