@@ -159,7 +159,7 @@ pub(crate) static RULES: &[Rule] = &[
     // characters and `==` (64 bytes), the shape of every storage and Cosmos DB key.
     near(
         "azure-storage-key",
-        &["azure", "storage", "cosmos"],
+        &["azure", "cosmos"],
         r"(?:^|[^A-Za-z0-9+/])(?P<s>[A-Za-z0-9+/]{86}==)(?:$|[^A-Za-z0-9+/=])",
     ),
     // Azure App Configuration connection strings: `Endpoint=…azconfig.io;Id=…;Secret=…`.
@@ -258,7 +258,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "sourcegraph-token",
         &["sgp_"],
-        tok!(r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}"),
+        tok!(r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"),
     ),
     exact("pulumi-token", &["pul-"], tok!(r"pul-[a-f0-9]{40}")),
     exact(
@@ -303,7 +303,7 @@ pub(crate) static RULES: &[Rule] = &[
             "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-",
         ],
         tok!(
-            r"xox[bpaosr]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
+            r"xox[bpaosre]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
         ),
     ),
     exact(
@@ -326,12 +326,13 @@ pub(crate) static RULES: &[Rule] = &[
         &[":aa"],
         tok!(r"\d{8,10}:AA[A-Za-z0-9_-]{33}"),
     ),
-    exact("twilio-api-key", &["twilio"], tok!(r"SK[0-9a-f]{32}")),
+    // Twilio API key SIDs (`SK` and 32 hex digits, of either case in gitleaks' rule).
+    exact("twilio-api-key", &["twilio"], tok!(r"SK[0-9a-fA-F]{32}")),
     near("twilio-auth-token", &["twilio"], tok!(r"[0-9a-f]{32}")),
     exact(
         "sendgrid-api-key",
         &["sg."],
-        tok!(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+        tok!(r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}|SG\.[A-Za-z0-9=_.-]{66}"),
     ),
     exact("mailgun-api-key", &["key-"], tok!(r"key-[0-9a-f]{32}")),
     exact(
@@ -353,8 +354,18 @@ pub(crate) static RULES: &[Rule] = &[
     // Payments and commerce.
     exact(
         "stripe-key",
-        &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
-        tok!(r"[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}"),
+        &[
+            "sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_",
+        ],
+        tok!(r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{24,247}"),
+    ),
+    // Shorter restricted keys (gitleaks allows ten characters) only when they look random.
+    near(
+        "stripe-key",
+        &[
+            "sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_",
+        ],
+        tok!(r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,23}"),
     ),
     exact(
         "stripe-webhook-secret",
@@ -364,7 +375,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "square-token",
         &["sq0atp-", "sq0csp-", "eaaa"],
-        tok!(r"sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_-]{60}"),
+        tok!(r"sq0atp-[0-9A-Za-z_-]{22,60}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+=-]{22,60}"),
     ),
     exact(
         "braintree-access-token",
@@ -389,7 +400,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "shippo-token",
         &["shippo_"],
-        tok!(r"shippo_(?:live|test)_[a-f0-9]{40}"),
+        tok!(r"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
     ),
     exact(
         "duffel-token",
@@ -487,8 +498,10 @@ pub(crate) static RULES: &[Rule] = &[
     ),
     exact(
         "newrelic-key",
-        &["nrak-", "nrjs-", "nrii-", "nral"],
-        tok!(r"NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_-]{32}|[a-f0-9]{36}NRAL"),
+        &["nrak-", "nrjs-", "nrbr-", "nrii-", "nriq-", "nral"],
+        tok!(
+            r"(?i:NRAK-)[A-Za-z0-9]{27}|(?i:NRJS-|NRBR-)[a-fA-F0-9]{19}|(?i:NRII-|NRIQ-)[A-Za-z0-9_-]{25,32}|[a-f0-9]{36}NRAL"
+        ),
     ),
     exact(
         "grafana-token",
@@ -750,8 +763,32 @@ pub(crate) static RULES: &[Rule] = &[
     ),
     near(
         "gocardless-token",
-        &["gocardless"],
+        &["gocardless", "live_"],
         tok!(r"live_[A-Za-z0-9_=-]{40}"),
+    ),
+    // Lob keys: `live_`/`test_` (and `_pub_`) and 35 hex digits (gitleaks `lob-api-key`).
+    exact(
+        "lob-key",
+        &["live_"],
+        tok!(r"live_pub_[a-f0-9]{31}|live_[a-f0-9]{35}"),
+    ),
+    // Telegram bot tokens next to the name, in gitleaks' looser shape (`:A` and 34).
+    near(
+        "telegram-bot-token",
+        &["telegr"],
+        tok!(r"\d{5,16}:A[A-Za-z0-9_-]{34}"),
+    ),
+    // Sidekiq Enterprise credentials as Bundler stores them for gems.contribsys.com.
+    exact(
+        "sidekiq-secret",
+        &["contribsys"],
+        r"(?:^|[^A-Za-z0-9])(?P<s>[a-f0-9]{8}:[a-f0-9]{8})(?:$|[^A-Za-z0-9])",
+    ),
+    // KuCoin's API secret is a UUID: only next to the name.
+    near(
+        "kucoin-secret",
+        &["kucoin"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
     ),
     near(
         "twitter-access-token",
@@ -892,7 +929,7 @@ pub(crate) static RULES: &[Rule] = &[
     // or a blank; only the value goes, the other keys stay readable.
     Rule {
         id: "connection-string",
-        keywords: &["password", "pwd"],
+        keywords: &["password=", "pwd=", "password =", "pwd ="],
         pattern: r#"(?i)(?:^|[;"'\s{(,?&:])(?:password|pwd)[ \t]*=[ \t]*(?P<s>[^;"'\s<>&(),]{3,200})"#,
         check: Check::ConnectionString,
     },
@@ -934,15 +971,34 @@ pub(crate) static RULES: &[Rule] = &[
             "sshpass",
             "redis-cli",
             "machine",
+            "docker",
+            "htpasswd",
+            "openssl",
+            "convertto-securestring",
         ],
         // Each alternative captures the password in its own (unnamed) group.
         pattern: concat!(
             r#"(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p([^\s'"\-][^\s'"]{3,})"#,
+            r#"|(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p['"]([^'"\n]{3,})['"]"#,
+            r#"|\bdocker\b[^\n]*?\blogin\b[^\n]*?[ \t](?:-p|--password)(?:=|[ \t]+)["']?([^\s"'-][^\s"']{2,})"#,
+            // `htpasswd -b[cBm] file user password`, `htpasswd -nb user password`.
+            r#"|\bhtpasswd[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*[ \t]+\S+[ \t]+\S+[ \t]+["']?([^\s"']{3,})"#,
+            r#"|\bhtpasswd[ \t]+-[A-Za-z]*(?:nb|bn)[A-Za-z]*[ \t]+\S+[ \t]+["']?([^\s"']{3,})"#,
+            r#"|\bopenssl\b[^\n]*?[ \t](?:-k[ \t]+|-pass(?:in|out)?[ \t]+["']?pass:)["']?([^\s"']{3,})"#,
+            r#"|(?i:ConvertTo-SecureString)[ \t]+(?:-String[ \t]+)?["']([^"'\n]{3,})["'][ \t]+-AsPlainText"#,
             r#"|\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'$]{1,64}:([^\s"']{3,})"#,
             r#"|\bsshpass\b[^\n]*?[ \t]-p[ \t]*["']?([^\s"']{3,})"#,
             r#"|\bredis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+["']?([^\s"']{3,})"#,
             r#"|^[+\- \t]*machine[ \t]+\S+[^\n]*?[ \t]password[ \t]+(\S+)"#,
         ),
+        check: Check::CommandLine,
+    },
+    // `CREATE USER … WITH PASSWORD '…'`, `ALTER USER … IDENTIFIED BY '…'` (PostgreSQL,
+    // MySQL, Oracle); `PASSWORD = '…'` is the generic rule's.
+    Rule {
+        id: "sql-password",
+        keywords: &["password '", "identified by '", "password e'"],
+        pattern: r"(?i)\b(?:password|identified[ \t]+by)[ \t]+e?'([^'\n]{4,128})'",
         check: Check::CommandLine,
     },
     // A random-looking token on a line that names a credential or a provider: the long tail
@@ -975,6 +1031,7 @@ pub(crate) const NEAR_TRIGGERS: &[&str] = &[
     "client_key",
     "signing",
     "webhook",
+    "access",
 ];
 
 /// Provider names whose tokens have no prefix: outside the token itself, one of these or a
@@ -1083,6 +1140,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "netlify",
     "newrelic",
     "new_relic",
+    "new-relic",
     "nexmo",
     "notion",
     "nytimes",

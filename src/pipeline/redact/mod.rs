@@ -506,18 +506,25 @@ impl Redactor {
                 .iter()
                 .position(|&b| !is_token_byte(b))
                 .map_or(line.len(), |p| run_start + p);
-            if at - run_start < 16 {
+            if at - run_start < MIN_NEAR_TOKEN {
                 continue;
             }
             // Leading `=` belongs to an assignment, not to the token; so does a leading
             // `NAME=` (`AWS_BEARER_TOKEN=…` is one run of token bytes).
             let mut start = run_start;
             if let Some(eq) = line[run_start..at].iter().position(|&b| b == b'=')
-                && eq > 0
-                && is_name(&line[run_start..run_start + eq])
                 && line.get(run_start + eq + 1).is_some_and(u8::is_ascii_alphanumeric)
             {
-                start = run_start + eq + 1;
+                // The name may carry the diff's `+`; a random name is a token, not a name.
+                let name = line[run_start..run_start + eq].trim_ascii_start();
+                let name = &name[name.iter().take_while(|&&b| b == b'+' || b == b'-').count()..];
+                if is_name(name)
+                    && !name
+                        .split(|&b| matches!(b, b'_' | b'-' | b'.'))
+                        .any(random_segment)
+                {
+                    start = run_start + eq + 1;
+                }
             }
             while start < at && line[start] == b'=' {
                 start += 1;
@@ -556,9 +563,15 @@ impl Redactor {
                         | b'&'
                         | b'\\'
                 );
-            if end - start < 16
+            // Base64 may begin with `+`, `/` or `-`; a run of those is no token.
+            if end - start < MIN_NEAR_TOKEN
                 || end - start > 512
-                || !line[start].is_ascii_alphanumeric()
+                || !(line[start].is_ascii_alphanumeric()
+                    || (matches!(line[start], b'+' | b'/' | b'-' | b'_')
+                        && !line[start..].starts_with(b"//")
+                        && line[start + 1..end.min(start + 3)]
+                            .iter()
+                            .any(u8::is_ascii_alphanumeric)))
                 || !opens
                 || !closes
             {
@@ -578,6 +591,10 @@ impl Redactor {
         }
     }
 }
+
+/// The shortest random token the near-keyword scan considers: fourteen characters, the
+/// length of the shortest keyword-anchored formats (LinkedIn, Dropbox app keys).
+const MIN_NEAR_TOKEN: usize = 14;
 
 fn is_token_byte(b: u8) -> bool {
     TOKEN_BYTES[usize::from(b)]
@@ -825,14 +842,31 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     // Cheap tests first: most candidates in code are identifiers without digits. A long
     // token of dense mixed-case letters with few digits (a base64url secret can have one or
     // none) counts too.
-    if v.len() < 16 {
+    if v.len() < MIN_NEAR_TOKEN {
         return false;
     }
-    let mixed_segments = v.iter().any(u8::is_ascii_digit)
-        && v.iter().any(u8::is_ascii_alphabetic)
+    let digits = v.iter().any(u8::is_ascii_digit);
+    let letters = v.iter().any(u8::is_ascii_alphabetic);
+    let mixed_segments = digits
+        && letters
         && v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
             .any(random_segment);
-    if !mixed_segments && !dense_letters(v) {
+    // A shorter token must show it more: many switches between letters and digits.
+    let short_random = v.len() >= 16
+        || v.windows(2)
+            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+            .count()
+            >= 5;
+    // Letters and digits at an entropy that words joined by separators do not reach, even
+    // when the digits are too few to make a segment look random.
+    let dense_mixed = v.len() >= 20
+        && digits
+        && letters
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'/'))
+        && entropy(v) >= 4.0
+        && !reads_as_words(v);
+    if !((mixed_segments && short_random) || dense_mixed || dense_letters(v)) {
         return false;
     }
     // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
@@ -888,6 +922,32 @@ fn dense_letters(v: &[u8]) -> bool {
         && v.iter().any(u8::is_ascii_lowercase)
         && v.iter().any(u8::is_ascii_uppercase)
         && entropy(v) >= 4.2
+        && !reads_as_words(v)
+}
+
+/// Mixed-case text whose humps are mostly pronounceable words of three letters or more
+/// (`FMRB_OnlyReadsInaccessibleOrArgMem`, `xmlSecGCryptAppGetDefaultPwdCallback`): an
+/// identifier. Random mixed-case text cuts into humps that are rarely words: at 60% of its
+/// letters in such humps, about 3 in 100 random tokens pass for a name.
+fn reads_as_words(v: &[u8]) -> bool {
+    if !(v.iter().any(u8::is_ascii_lowercase) && v.iter().any(u8::is_ascii_uppercase)) {
+        return false;
+    }
+    let words = split_words(v);
+    let total: usize = words.iter().map(Vec::len).sum();
+    let wordy: usize = words
+        .iter()
+        .filter(|w| {
+            let letters = w.iter().filter(|b| b.is_ascii_alphabetic()).count();
+            let vowels = w
+                .iter()
+                .filter(|b| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u'))
+                .count();
+            letters >= 3 && vowels * 5 >= letters && vowels * 5 <= letters * 3
+        })
+        .map(Vec::len)
+        .sum();
+    total > 0 && wordy * 5 >= total * 3
 }
 
 /// Whether the line around a token (not the token itself, whose random letters may spell
@@ -1195,8 +1255,12 @@ fn is_identifier_words(value: &[u8]) -> bool {
     // Mostly two- and three-letter humps with digits among them (`ZKCCo4KHMBah9`) is a
     // generated password cut into humps, not a name.
     let short = words.iter().filter(|w| w.len() <= 3).count();
-    let (lower, upper, digit, _) = classes(value);
-    if words.len() >= 3 && short * 2 > words.len() && lower && upper && digit {
+    let with_digits = words
+        .iter()
+        .filter(|w| w.iter().any(u8::is_ascii_digit))
+        .count();
+    let (lower, upper, _, _) = classes(value);
+    if words.len() >= 3 && short * 2 >= words.len() && with_digits >= 2 && lower && upper {
         return false;
     }
     words.iter().all(|w| {
@@ -1671,14 +1735,27 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
     {
         return false;
     }
-    // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`.
+    // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`, each
+    // part an identifier (`OGi1iQ.L8!ljqg` is not one).
+    let part_is_identifier = |part: &[u8]| {
+        let part = part.strip_suffix(b"!").or(part.strip_suffix(b"?")).unwrap_or(part);
+        part.first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'&'))
+            && part.iter().all(|&b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'&')
+            })
+    };
     let is_path = v.iter().all(|&b| {
         b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$' | b'!' | b'?' | b'&')
-    }) && (v.windows(2).any(|w| w == b"::")
-        || (v.contains(&b'.')
-            && split_words(v)
-                .iter()
-                .all(|w| w.iter().any(u8::is_ascii_alphabetic))));
+    }) && v
+        .split(|&b| matches!(b, b'.' | b':'))
+        .filter(|part| !part.is_empty())
+        .all(part_is_identifier)
+        && (v.windows(2).any(|w| w == b"::")
+            || (v.contains(&b'.')
+                && split_words(v)
+                    .iter()
+                    .all(|w| w.iter().any(u8::is_ascii_alphabetic))));
     if is_path || v.starts_with(b"&") || v.starts_with(b"!") || v.starts_with(b"*") {
         return false;
     }
