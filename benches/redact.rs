@@ -1,7 +1,8 @@
 //! Redaction throughput (MB/s) on a 4 MiB mixed diff, `Redactor::new()` cost,
 //! payload-building time, and the real-code check: every line of a tree of real source
 //! (`/usr/include` by default, about 2.8M lines of C headers; `JEV_REAL_CODE=dir:dir` for
-//! others) redacted as new files must come out byte-identical, up to a 0.004% ceiling.
+//! others; `JEV_REAL_CODE_SHOW=n` lists up to n altered lines, 40 by default) redacted as new
+//! files must come out byte-identical, up to a 0.004% ceiling.
 //! Run: `cargo bench --bench redact` (`-- --real-code-only` skips the rest).
 
 use std::hint::black_box;
@@ -165,7 +166,11 @@ fn real_code_check() {
         start.elapsed(),
         if markers.is_empty() { "none".into() } else { markers.join(" ") }
     );
-    for line in altered.iter().take(40) {
+    let show = std::env::var("JEV_REAL_CODE_SHOW")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(40);
+    for line in altered.iter().take(show) {
         let cut: String = line.chars().take(200).collect();
         println!("  altered {cut}");
     }

@@ -131,6 +131,7 @@ def secrets():
         add("aws", f'  apiKey: "«da2-{r(az + D, 26)}»",')
         add("aws", f'AWS_ACCESS_KEY_ID=«AKIA{r(AZ + "234567", 16)}»')
         add("aws", f'aws configure set aws_secret_access_key «{sk()}»')
+        add("aws", f'deploy-bot,,AKIA{r(AZ + "234567", 16)},«{sk()}»,https://console.aws.amazon.com/')
 
     # Password hashes (crypt(3) formats, Argon2 PHC strings, Kerberos, Django, PostgreSQL,
     # MySQL, LDAP; shapes from the formats' docs and Nosey Parker's `np.pwhash.*`).
@@ -366,6 +367,29 @@ def lookalikes():
         "PGPASSWORD=\"$(vault read -field=password db/creds/app)\" psql -h db",
         "mongosh \"mongodb://localhost:27017\" --username admin --password",
         "export AWS_SESSION_TOKEN=$(jq -r .Credentials.SessionToken creds.json)",
+        # Shapes from the real-code check (registry sources, headers) that once came out
+        # altered, rewritten.
+        'let key = r"SOFTWARE\\Vendor\\Toolchain\\Installed\\V17";',
+        '/// let old_key = "marshmallow";',
+        'b"HTTP/1.1 200 OK\\r\\nAccess-Control-Allow-Credentials: tr\\0ue\\r\\nX: y\\r\\n"',
+        'ServerTrafficSecret1 => "SERVER_TRAFFIC_SECRET_1",',
+        'let ks = KeySchedule::new_with_empty_secret(TLS13_AES_256_GCM_SHA384_INTERNAL);',
+        '- Tests: fix token tests on `aarch64-unknown-linux-musl` <https://github.com/org/repo/pull/1>',
+        '"checksum serde 1.0.1 (registry+https://github.com/rust-lang/crates.io-index)" = "3f2a9c1d7e5b4a6f8c0e2d4b6a8f0c1e3d5b7a9f1c2e3d4f5a6b7c8d9e0f1a2b"',
+        '$ cargo run --bin server -- --certs test-ca/rsa-2048/end.chain --key test-ca/rsa-2048/end.key',
+        '"http://u:p@127.0.0.1:8080/",',
+        'FMRB_OnlyWritesInaccessibleOrArgMem = FMRL_InaccessibleMem |',
+        '#define xmlSecCryptoAppGetDefaultPwdCallback    xmlSecOpenSSLAppGetDefaultPwdCallback',
+        'SECPKCS12TargetTokenNoCAs,  /* CA certs go to the fixed token */',
+        'check_private_key_bytes: x25519_check_private_key_bytes,',
+        'PASSWORD_HASHERS = ["django.contrib.auth.hashers.Argon2PasswordHasher"]',
+        '// token refresh fixed in https://github.com/acme/api/commit/3f2a9c1d7e5b4a6f8c0e2d4b6a8f0c1e3d5b7a9f',
+        'trace_token = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"',
+        'pub const STATUS_INVALID_TOKEN_EXAMPLE2: NTSTATUS = -1073741700i32;',
+        'pub const GUID_PRIVILEGED_ACCESS_FEATURE: PCSTR = s!("73e843ece8cc4046b4ab07ffe4ab5bcd");',
+        "        self.key = '_threading_local._localimpl.' + str(id(self))",
+        'pub const TOKEN: &str = "$serde_json::private::RawValue";',
+        '    make_key = _make_key         # build a key from the arguments',
     ]:
         add("code", line)
     return out

@@ -105,6 +105,13 @@ pub(crate) static RULES: &[Rule] = &[
         ],
         r#"(?i)(?:aws_?(?:secret|sec)_?(?:access)?_?key|secret_?access_?key|secret-access-key)["']?\s*(?::|=|=>|:=|,)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
     ),
+    // An access key ID and its secret side by side, as AWS's credentials CSV, `aws
+    // configure list` and SDK constructors hold them.
+    exact(
+        "aws-secret-key",
+        &["akia", "asia"],
+        r#"(?:AKIA|ASIA)[A-Z2-7]{16}["']?[ \t]*[,;|: \t][ \t]*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
+    ),
     exact(
         "aws-session-token",
         &["aws", "sessiontoken", "session_token"],

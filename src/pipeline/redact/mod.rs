@@ -865,7 +865,8 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
         && v.iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'/'))
         && entropy(v) >= 4.0
-        && !reads_as_words(v);
+        && !reads_as_words(v)
+        && !segments_read_as_words(v);
     if !((mixed_segments && short_random) || dense_mixed || dense_letters(v)) {
         return false;
     }
@@ -908,10 +909,31 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     }
     let hex = v.iter().all(u8::is_ascii_hexdigit);
     if hex {
+        // A hex value on a line that names a digest is one (`checksum … = "…"`).
+        let line = before.to_ascii_lowercase();
+        if DIGEST_WORDS.iter().any(|w| find(&line, w).is_some()) {
+            return false;
+        }
         return v.len() >= 20 && entropy(v) >= 3.0;
     }
     entropy(v) >= 3.3
 }
+
+/// Words that make a hex value on their line a digest or a revision, not a key.
+const DIGEST_WORDS: &[&[u8]] = &[
+    b"checksum",
+    b"digest",
+    b"sha1",
+    b"sha256",
+    b"sha512",
+    b"md5",
+    b"integrity",
+    b"commit",
+    b"revision",
+    b"etag",
+    b"guid",
+    b"uuid",
+];
 
 /// Twenty-four or more characters of both cases whose entropy (4.2 bits a byte and up)
 /// only generated text reaches; identifiers of words stay below it.
@@ -923,6 +945,7 @@ fn dense_letters(v: &[u8]) -> bool {
         && v.iter().any(u8::is_ascii_uppercase)
         && entropy(v) >= 4.2
         && !reads_as_words(v)
+        && !segments_read_as_words(v)
 }
 
 /// Mixed-case text whose humps are mostly pronounceable words of three letters or more
@@ -1042,6 +1065,7 @@ fn is_template(v: &[u8]) -> bool {
                 || ident(&v[1..])
                 || v[1..]
                     .split(|&b| b == b':')
+                    .filter(|part| !part.is_empty())
                     .all(|part| ident(part) && part.len() < 40)
         }
         (Some(b'%'), Some(b'%')) => v.len() > 2 && ident(&v[1..v.len() - 1]),
@@ -1144,6 +1168,19 @@ fn implausible_alphabet(v: &[u8]) -> bool {
     distinct <= 5 || one_case
 }
 
+/// Text no password generator writes: lower-case letters only (a word, `poneyland`), or
+/// escaped line breaks (`hell\\0o\\r\\nBread:` is the text of a request).
+fn is_prose(v: &[u8]) -> bool {
+    let vowels = v
+        .iter()
+        .filter(|b| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'))
+        .count();
+    // Random lower-case letters (a Google app password) are neither: few vowels, long
+    // consonant runs.
+    (v.iter().all(u8::is_ascii_lowercase) && vowels * 4 >= v.len() && segment_reads_as_word(v))
+        || v.windows(2).any(|w| w == b"\\n" || w == b"\\r")
+}
+
 /// A version or build string: `1.2.3`, `v3.2.2-rc.5+build.7`.
 fn is_version(v: &[u8]) -> bool {
     let digits = v.strip_prefix(b"v").unwrap_or(v);
@@ -1165,12 +1202,55 @@ fn looks_like_path(v: &[u8]) -> bool {
         || lower.starts_with(b"../")
         || lower.starts_with(b"~/")
         || (v.len() > 2 && v[0].is_ascii_alphabetic() && v[1] == b':' && matches!(v[2], b'\\' | b'/'));
-    rooted
+    // `certs/end.key`, `SOFTWARE\\Microsoft\\VisualStudio`: separated names, the last with
+    // an extension, or names only.
+    let separators = v.iter().filter(|&&b| b == b'/' || b == b'\\').count();
+    let last = v.rsplit(|&b| b == b'/' || b == b'\\').next().unwrap_or(v);
+    let extension = last
+        .iter()
+        .rposition(|&b| b == b'.')
+        .is_some_and(|dot| dot > 0 && (1..=5).contains(&(last.len() - dot - 1)));
+    let relative = separators >= 1
+        && (extension
+            || (separators >= 2
+                && v.split(|&b| b == b'/' || b == b'\\')
+                    .all(|s| !s.is_empty() && segment_reads_as_word(s))));
+    (rooted || relative)
         && !v.contains(&b'+')
         && !v.ends_with(b"=")
         && v
             .split(|b| matches!(b, b'/' | b'\\'))
             .all(|segment| segment.len() < 20 || !random_segment(segment))
+}
+
+/// A piece of a name that reads as a word: its letters, cut at digits, are pieces of at
+/// most three letters or hold a vowel and no run of five consonants (`chacha20`,
+/// `x25519`, `Microsoft`), which random letters rarely manage.
+fn segment_reads_as_word(segment: &[u8]) -> bool {
+    segment
+        .split(|b| !b.is_ascii_alphabetic())
+        .filter(|part| !part.is_empty())
+        .all(|part| {
+            if part.len() <= 3 {
+                return true;
+            }
+            let vowel = |b: &u8| matches!(b.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+            let mut run = 0;
+            let mut longest = 0;
+            for b in part {
+                run = if vowel(b) { 0 } else { run + 1 };
+                longest = longest.max(run);
+            }
+            part.iter().any(vowel) && longest < 5
+        })
+}
+
+/// Names joined by `_ - . /` (`TLS13_CHACHA20_POLY1305_SHA256`, `riscv64gc-unknown-linux`):
+/// every piece reads as a word.
+fn segments_read_as_words(v: &[u8]) -> bool {
+    v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+'))
+        .filter(|s| !s.is_empty())
+        .all(segment_reads_as_word)
 }
 
 /// Whether a name (`NAME` of `NAME=value`) is an identifier: a letter or `_`, then letters,
@@ -1184,7 +1264,9 @@ fn is_name(v: &[u8]) -> bool {
 /// The password of `scheme://user:password@host`, unless it is a placeholder or a
 /// documented default that repeats the user name (`guest:guest`).
 fn url_password(user: &[u8], password: &[u8]) -> bool {
-    !is_placeholder(password) && !(password.len() < 16 && user.eq_ignore_ascii_case(password))
+    password.len() >= 3
+        && !is_placeholder(password)
+        && !(password.len() < 16 && user.eq_ignore_ascii_case(password))
 }
 
 /// The value of `Password=`/`Pwd=` in a connection string: the line must hold another key of
@@ -1231,6 +1313,10 @@ const CONNECTION_KEYS: &[&[u8]] = &[
 /// Identifier-shaped text made of words: `access_token`, `X-Api-Key`, `db.password`,
 /// `GITHUB_TOKEN`, `AccessToken`. Such values name a secret; they are not one.
 fn is_identifier_words(value: &[u8]) -> bool {
+    // `_make_key`, `__token__`: the underscores of a private or magic name.
+    let value = value.trim_ascii();
+    let start = value.iter().take_while(|&&b| b == b'_').count();
+    let value = &value[start..];
     if value.is_empty() || !value[0].is_ascii_alphabetic() {
         return false;
     }
@@ -1260,10 +1346,16 @@ fn is_identifier_words(value: &[u8]) -> bool {
         .filter(|w| w.iter().any(u8::is_ascii_digit))
         .count();
     let (lower, upper, _, _) = classes(value);
-    if words.len() >= 3 && short * 2 >= words.len() && with_digits >= 2 && lower && upper {
+    let humps = (short * 2 >= words.len() && with_digits >= 2)
+        || (short * 5 >= words.len() * 4 && with_digits >= 1);
+    if words.len() >= 3 && humps && lower && upper {
         return false;
     }
     words.iter().all(|w| {
+        // `_0`, `_2`: a counter between words.
+        if w.len() <= 2 && w.iter().all(u8::is_ascii_digit) {
+            return true;
+        }
         let letters = w.iter().take_while(|b| b.is_ascii_alphabetic()).count();
         let tail = &w[letters..];
         // Short words (`x`, `db`, `src`, `npm`) need no vowel; longer ones must read as words.
@@ -1794,6 +1886,7 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
 
 /// A numeric literal of code: `0xC0000465_u32`, `1048576i32`, `16384u32`, `3.5f64`.
 fn is_number_literal(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
     let lower = v.to_ascii_lowercase();
     if let Some(hex) = lower.strip_prefix(b"0x") {
         return hex.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_');
@@ -1842,7 +1935,7 @@ fn quoted_or_literal_is_secret(v: &[u8]) -> bool {
     if looks_like_path(v) || find(&lower, b"://").is_some() {
         return false;
     }
-    if implausible_alphabet(v) || is_version(v) || is_traceparent(v) {
+    if implausible_alphabet(v) || is_version(v) || is_traceparent(v) || is_prose(v) {
         return false;
     }
     if TYPE_WORDS.contains(&lower.as_slice()) || COMMON_VALUES.contains(&lower.as_slice()) {
@@ -1925,7 +2018,7 @@ fn strong_value(v: &[u8]) -> bool {
     {
         return false;
     }
-    if is_identifier_words(v) || implausible_alphabet(v) {
+    if is_identifier_words(v) || implausible_alphabet(v) || looks_like_path(v) {
         return false;
     }
     let (lower, upper, digit, _) = classes(v);
@@ -1938,6 +2031,7 @@ fn strong_value(v: &[u8]) -> bool {
 fn password_like(v: &[u8]) -> bool {
     if v.len() < 8
         || v.len() > 128
+        || is_prose(v)
         || is_placeholder(v)
         || v.iter().any(|b| b.is_ascii_whitespace())
         || is_identifier_words(v)
