@@ -88,6 +88,7 @@ fn mixed_diff() -> (String, Vec<Change>) {
 
 /// CPU time this thread has used; on a shared machine it measures our work, not the wait.
 #[cfg(unix)]
+#[allow(unsafe_code)] // one libc call, SAFETY below
 fn cpu_time() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,

@@ -7,8 +7,7 @@
 //! (`CLAUDE_PLUGIN_OPTION_*`) and the user config file. Both files are parsed strictly.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -20,6 +19,7 @@ use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds}
 use crate::pipeline::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
 use crate::scorer::secret::ApiKey;
 use crate::scorer::{ScorerKind, ScorerSettings};
+use crate::state::fs::FsError;
 
 /// Name of the repository config file at the repository's top level.
 pub const REPO_CONFIG_FILE: &str = ".jev-preflight.json";
@@ -80,11 +80,8 @@ pub enum ConfigError {
         location: String,
         message: String,
     },
-    #[error("{}: {source}", .path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FsError),
 }
 
 fn invalid(file: &str, location: impl Into<String>, message: impl Into<String>) -> ConfigError {
@@ -131,7 +128,7 @@ impl<'de> serde::Deserialize<'de> for TopKeys {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = TopKeys;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
@@ -317,30 +314,7 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
 /// Reads `path` without following a symlink at its last component, at most `CONFIG_MAX_BYTES`.
 /// `Ok(None)` when it does not exist.
 pub fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
-    let io = |source| ConfigError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
-    };
-    if !meta.is_file() {
-        return Err(io(std::io::Error::other("not a regular file")));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(CONFIG_MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > CONFIG_MAX_BYTES {
-        return Err(io(std::io::Error::other(format!(
-            "larger than {CONFIG_MAX_BYTES} bytes"
-        ))));
-    }
-    Ok(Some(bytes))
+    Ok(crate::state::fs::read_file(path, CONFIG_MAX_BYTES)?)
 }
 
 /// The repository config at `top`, and the SHA-256 of its bytes (`None`: no file).
@@ -569,6 +543,7 @@ impl Frozen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn valid_config_parses() {

@@ -11,7 +11,7 @@
 //! - [`state`] — the private data dir: sessions, prompts, locks, the decision log, and the one
 //!   module for careful file-system work ([`state::fs`]).
 //! - [`cmd`] — the command line: `hook`, `eval`, `status`, `doctor`, `install`, `init`, `demo`.
-//! - [`config`], [`env`], [`process`], [`digest`] — the settings, the environment read once,
+//! - [`config`], [`env`](mod@env), [`process`], [`digest`] — the settings, the environment read once,
 //!   child processes with deadlines, and the one hash helper.
 
 pub mod cmd;

@@ -287,6 +287,7 @@ fn join_reader(reader: Reader) -> Vec<u8> {
 /// stays ours to reap with `try_wait`), then sends `true` on `wake` (`false`: it could not
 /// watch, poll instead). Returns `false` when no such thread could be started.
 #[cfg(unix)]
+#[allow(unsafe_code)] // two libc calls, SAFETY below
 fn watch_exit(child: &Child, wake: Sender<bool>) -> bool {
     let pid: libc::id_t = child.id();
     thread::Builder::new()
@@ -363,6 +364,7 @@ fn kill_and_reap(child: &mut Child) {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)] // one libc call, SAFETY below
 fn kill_group(child: &Child) {
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: kill(2) with a negative pid signals the process group we created for this

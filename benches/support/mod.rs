@@ -263,6 +263,7 @@ pub struct Sample {
 
 /// User + system CPU time of every child of this process that has been waited for (and of
 /// their waited-for descendants).
+#[allow(unsafe_code)] // one libc call, SAFETY below
 pub fn children_cpu() -> Duration {
     // SAFETY: getrusage writes one `rusage` into the pointer it is given and has no other
     // preconditions.

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
@@ -12,6 +12,7 @@ use crate::config::HostEnv;
 use crate::env::vars as ev;
 use crate::git::{Git, GitError};
 use crate::hook::{self, Context, effects};
+use crate::state::fs::{FsError, PrivateTempDir};
 
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +26,8 @@ pub enum DemoError {
         "could not set up the demo repository: {0}\nhint: `jev-preflight demo` needs git on PATH"
     )]
     Git(#[from] GitError),
+    #[error("could not prepare the demo directory: {0}\nhint: check that the temp dir is writable")]
+    Temp(#[from] FsError),
     #[error("the demo hook run failed: {0}")]
     Hook(String),
 }
@@ -56,30 +59,11 @@ pub fn delete_user(db: &mut Db, caller: &Caller, user_id: u64) -> Result<(), Api
 }
 "#;
 
-/// A temp dir removed on drop.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemoError + '_ {
     move |source| DemoError::Io {
         path: path.to_owned(),
         source,
     }
-}
-
-fn make_private_dir(path: &Path) -> Result<(), DemoError> {
-    let mut b = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(path).map_err(io(path))
 }
 
 fn git(git: &Git, repo: &Path, args: &[&str]) -> Result<(), GitError> {
@@ -101,14 +85,8 @@ fn git(git: &Git, repo: &Path, args: &[&str]) -> Result<(), GitError> {
 
 /// Runs the demo, writing what happens to `out`.
 pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let base =
-        std::env::temp_dir().join(format!("jev-preflight-demo-{}-{nanos}", std::process::id()));
-    make_private_dir(&base)?;
-    let _cleanup = TempDir(base.clone());
+    let temp = PrivateTempDir::new("jev-preflight-demo")?;
+    let base = temp.path();
     let repo = base.join("repo");
     let data = base.join("data");
     std::fs::create_dir(&repo).map_err(io(&repo))?;

@@ -231,7 +231,7 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
             Err(e) => checks.push(
                 check("scorer", Level::Fail, format!("{why}, but it cannot be built: {e}"))
                     .fix(match e {
-                        scorer::ScoreError::MissingKey => "set the scorer's key, or set `JEV_PREFLIGHT_SCORER=local`".to_owned(),
+                        scorer::ScoreError::MissingKey { .. } => "set the scorer's key, or set `JEV_PREFLIGHT_SCORER=local`".to_owned(),
                         _ => "fix the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables".to_owned(),
                     }),
             ),
@@ -288,7 +288,7 @@ fn config_failure(name: &'static str, e: &ConfigError, path: &Path) -> Check {
             "edit `{}` at {location}; `jev-preflight init --force` writes a valid starter (repository file)",
             path.display()
         ),
-        ConfigError::Io { .. } => format!("make `{}` a readable regular file", path.display()),
+        ConfigError::File(_) => format!("make `{}` a readable regular file", path.display()),
     };
     check(name, Level::Fail, e.to_string()).fix(fix)
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
 use crate::pipeline::axes::{AXIS_IDS, DEFAULT_THRESHOLD};
 use crate::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
+use crate::state::{self, fs::Durability, fs::FsError};
 
 /// The repository config file, at the repository's top level.
 pub const CONFIG_FILE: &str = crate::config::REPO_CONFIG_FILE;
@@ -227,20 +228,16 @@ pub fn init(top: &Path, force: bool) -> Result<InitOutcome, InitError> {
         });
     }
     let replaced = fs::symlink_metadata(&path).is_ok();
-    let tmp = top.join(format!(
-        "{CONFIG_FILE}.jev-preflight-tmp-{}",
-        std::process::id()
-    ));
-    let written = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(content.as_bytes())?;
-        file.sync_all()?;
-        fs::rename(&tmp, &path)
-    })();
-    if let Err(err) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(write_err(err));
-    }
+    #[cfg(unix)]
+    let permissions = Some(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    #[cfg(not(unix))]
+    let permissions = None;
+    state::fs::write_atomic(&path, content.as_bytes(), Durability::Synced, permissions).map_err(
+        |e| match e {
+            FsError::Io { path, source } => InitError::Write { path, source },
+            other => write_err(io::Error::other(other.to_string())),
+        },
+    )?;
     Ok(InitOutcome { path, replaced })
 }
 

@@ -52,9 +52,12 @@ pub fn alternates(dirs: &[&Path]) -> OsString {
         }
         out.extend_from_slice(&quoted);
     }
+    #[allow(unsafe_code)]
     // SAFETY: the input was valid OS-string bytes; quoting only adds ASCII and replaces whole
     // bytes by ASCII escapes, which keeps the encoding's validity.
-    unsafe { OsString::from_encoded_bytes_unchecked(out) }
+    unsafe {
+        OsString::from_encoded_bytes_unchecked(out)
+    }
 }
 
 #[cfg(test)]

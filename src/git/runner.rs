@@ -34,16 +34,19 @@ pub enum GitError {
     UnsafeStore { path: PathBuf, why: String },
 }
 
-impl GitError {
-    /// The fail-open class this error belongs to.
-    pub fn class(&self) -> &'static str {
-        match self {
-            GitError::Process(ProcessError::NotFound { .. }) => "git_missing",
-            GitError::Process(ProcessError::Timeout { .. }) => "git_timeout",
-            GitError::Process(ProcessError::TooLarge { .. }) => "git_output_too_large",
-            GitError::Process(_) => "git_failed",
-            GitError::Parse { .. } => "git_unexpected_output",
-            GitError::Io { .. } | GitError::UnsafeStore { .. } => "store_io",
+impl From<crate::state::fs::FsError> for GitError {
+    fn from(e: crate::state::fs::FsError) -> GitError {
+        use crate::state::fs::FsError;
+        match e {
+            FsError::Io { path, source } => GitError::Io { path, source },
+            FsError::Unsafe { path, why } => GitError::UnsafeStore {
+                path,
+                why: format!("it {why}"),
+            },
+            FsError::TooLarge { path, max } => GitError::Io {
+                path,
+                source: std::io::Error::other(format!("larger than {max} bytes")),
+            },
         }
     }
 }

@@ -1,26 +1,192 @@
-//! Fail-open: every error of the hook path becomes a failure class, one stderr line, and at
-//! most one short user-visible notice per session per class.
+//! Fail-open, decided here and only here: every error of the hook path becomes a [`Class`],
+//! one stderr line, and at most one short user-visible notice per session per class. The
+//! mapping from each boundary's error type to its class lives in this file, so the layers below
+//! (git, the store, the scorers) report what failed and never how the hook reacts.
+
+use std::borrow::Cow;
+use std::fmt;
 
 use crate::config::ConfigError;
 use crate::git::GitError;
 use crate::hook::answer::clip;
 use crate::hook::event::EventError;
 use crate::pipeline::select::SelectError;
+use crate::process::ProcessError;
 use crate::scorer::ScoreError;
 use crate::state::StoreError;
+
+/// A fail-open class. Its [`name`](Class::name) is the wire form: on stderr, in notices, in
+/// the decision log `status` reads, and in the session's notice ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    Panic,
+    InputInvalid,
+    InputTooLarge,
+    StoreIo,
+    StoreUnsafe,
+    StoreForeign,
+    StoreBusy,
+    StateCorrupt,
+    GitMissing,
+    GitTimeout,
+    GitOutputTooLarge,
+    GitFailed,
+    GitUnexpectedOutput,
+    ConfigInvalid,
+    UserConfigInvalid,
+    MissingKey,
+    ScorerConfig,
+    Network,
+    Timeout,
+    Http(u16),
+    ResponseTooLarge,
+    InvalidResponse,
+    CommandFailed,
+}
+
+impl Class {
+    /// The wire name (`git_timeout`, `http_429`, …).
+    pub fn name(self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
+            Class::Panic => "panic",
+            Class::InputInvalid => "input_invalid",
+            Class::InputTooLarge => "input_too_large",
+            Class::StoreIo => "store_io",
+            Class::StoreUnsafe => "store_unsafe",
+            Class::StoreForeign => "store_foreign",
+            Class::StoreBusy => "store_busy",
+            Class::StateCorrupt => "state_corrupt",
+            Class::GitMissing => "git_missing",
+            Class::GitTimeout => "git_timeout",
+            Class::GitOutputTooLarge => "git_output_too_large",
+            Class::GitFailed => "git_failed",
+            Class::GitUnexpectedOutput => "git_unexpected_output",
+            Class::ConfigInvalid => "config_invalid",
+            Class::UserConfigInvalid => "user_config_invalid",
+            Class::MissingKey => "missing_key",
+            Class::ScorerConfig => "scorer_config",
+            Class::Network => "network",
+            Class::Timeout => "timeout",
+            Class::Http(status) => return Cow::Owned(format!("http_{status}")),
+            Class::ResponseTooLarge => "response_too_large",
+            Class::InvalidResponse => "invalid_response",
+            Class::CommandFailed => "command_failed",
+        })
+    }
+
+    /// The next step for the user.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Class::GitMissing => "install git or put it on PATH",
+            Class::GitTimeout => {
+                "the repository is slow to snapshot; `jev-preflight doctor` shows timings"
+            }
+            Class::ConfigInvalid => "fix `.jev-preflight.json` (it is read when you send a prompt)",
+            Class::UserConfigInvalid => "fix the user config file or the JEV_PREFLIGHT_* variables",
+            Class::MissingKey => {
+                "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the built-in scorer with JEV_PREFLIGHT_SCORER=local"
+            }
+            Class::Http(401 | 403) => "check your TypeSafe API key",
+            Class::Network | Class::Timeout => {
+                "the scorer was unreachable in time; the next turn tries again"
+            }
+            Class::InputInvalid | Class::InputTooLarge => {
+                "the host sent an event jev-preflight cannot read"
+            }
+            Class::StoreIo
+            | Class::StoreUnsafe
+            | Class::StoreForeign
+            | Class::StoreBusy
+            | Class::StateCorrupt => {
+                "check that the data dir is yours and writable (`jev-preflight doctor`)"
+            }
+            _ => "run `jev-preflight doctor`",
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Compares with the wire name, so tests and logs can say `"git_timeout"`.
+impl PartialEq<&str> for Class {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+impl PartialEq<String> for Class {
+    fn eq(&self, other: &String) -> bool {
+        self.name() == other.as_str()
+    }
+}
+
+impl From<&StoreError> for Class {
+    fn from(e: &StoreError) -> Class {
+        match e {
+            StoreError::Io { .. } => Class::StoreIo,
+            StoreError::Unsafe { .. } => Class::StoreUnsafe,
+            StoreError::Foreign { .. } => Class::StoreForeign,
+            StoreError::Corrupt { .. } => Class::StateCorrupt,
+            StoreError::Busy { .. } => Class::StoreBusy,
+        }
+    }
+}
+
+impl From<&GitError> for Class {
+    fn from(e: &GitError) -> Class {
+        match e {
+            GitError::Process(ProcessError::NotFound { .. }) => Class::GitMissing,
+            GitError::Process(ProcessError::Timeout { .. }) => Class::GitTimeout,
+            GitError::Process(ProcessError::TooLarge { .. }) => Class::GitOutputTooLarge,
+            GitError::Process(_) => Class::GitFailed,
+            GitError::Parse { .. } => Class::GitUnexpectedOutput,
+            GitError::Io { .. } | GitError::UnsafeStore { .. } => Class::StoreIo,
+        }
+    }
+}
+
+impl From<&ScoreError> for Class {
+    fn from(e: &ScoreError) -> Class {
+        match e {
+            ScoreError::MissingKey { .. } => Class::MissingKey,
+            ScoreError::Config { .. } | ScoreError::PayloadNotJson => Class::ScorerConfig,
+            ScoreError::Network(_) => Class::Network,
+            ScoreError::Timeout { .. } => Class::Timeout,
+            ScoreError::Http { status } => Class::Http(*status),
+            ScoreError::ResponseTooLarge { .. } => Class::ResponseTooLarge,
+            ScoreError::NotJson { .. } | ScoreError::InvalidResponse { .. } => {
+                Class::InvalidResponse
+            }
+            ScoreError::CommandFailed { .. } => Class::CommandFailed,
+        }
+    }
+}
+
+impl From<&EventError> for Class {
+    fn from(e: &EventError) -> Class {
+        match e {
+            EventError::TooLarge => Class::InputTooLarge,
+            EventError::NotJson(_) => Class::InputInvalid,
+        }
+    }
+}
 
 /// One failure of ours, already classified.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    pub class: String,
+    pub class: Class,
     pub detail: String,
 }
 
 impl Failure {
-    pub fn new(class: impl Into<String>, detail: impl std::fmt::Display) -> Failure {
+    pub fn new(class: Class, detail: impl fmt::Display) -> Failure {
         let detail = detail.to_string();
         Failure {
-            class: class.into(),
+            class,
             detail: clip(
                 &detail.split_whitespace().collect::<Vec<_>>().join(" "),
                 300,
@@ -29,11 +195,11 @@ impl Failure {
     }
 
     pub fn repo_config(e: ConfigError) -> Failure {
-        Failure::new("config_invalid", e)
+        Failure::new(Class::ConfigInvalid, e)
     }
 
     pub fn user_config(e: ConfigError) -> Failure {
-        Failure::new("user_config_invalid", e)
+        Failure::new(Class::UserConfigInvalid, e)
     }
 
     /// The line written to stderr (always, one line).
@@ -47,57 +213,50 @@ impl Failure {
             "jev-preflight did not check this turn ({}): {}; hint: {}",
             self.class,
             self.detail,
-            hint(&self.class)
+            self.class.hint()
         )
-    }
-}
-
-/// The next step for a failure class.
-pub fn hint(class: &str) -> &'static str {
-    match class {
-        "git_missing" => "install git or put it on PATH",
-        "git_timeout" => "the repository is slow to snapshot; `jev-preflight doctor` shows timings",
-        "config_invalid" => "fix `.jev-preflight.json` (it is read when you send a prompt)",
-        "user_config_invalid" => "fix the user config file or the JEV_PREFLIGHT_* variables",
-        "missing_key" => {
-            "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the built-in scorer with JEV_PREFLIGHT_SCORER=local"
-        }
-        "http_401" | "http_403" => "check your TypeSafe API key",
-        "network" | "timeout" => "the scorer was unreachable in time; the next turn tries again",
-        "input_invalid" | "input_too_large" => "the host sent an event jev-preflight cannot read",
-        c if c.starts_with("store") || c.starts_with("state") => {
-            "check that the data dir is yours and writable (`jev-preflight doctor`)"
-        }
-        _ => "run `jev-preflight doctor`",
     }
 }
 
 impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Failure {
-        Failure::new(e.class(), e)
+        Failure::new(Class::from(&e), e)
     }
 }
 
 impl From<GitError> for Failure {
     fn from(e: GitError) -> Failure {
-        Failure::new(e.class(), e)
+        Failure::new(Class::from(&e), e)
     }
 }
 
 impl From<ScoreError> for Failure {
     fn from(e: ScoreError) -> Failure {
-        Failure::new(e.class(), e)
+        Failure::new(Class::from(&e), e)
     }
 }
 
 impl From<EventError> for Failure {
     fn from(e: EventError) -> Failure {
-        Failure::new(e.class(), e)
+        Failure::new(Class::from(&e), e)
     }
 }
 
 impl From<SelectError> for Failure {
     fn from(e: SelectError) -> Failure {
-        Failure::new("config_invalid", e)
+        Failure::new(Class::ConfigInvalid, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_stable() {
+        assert_eq!(Class::Http(429).name(), "http_429");
+        assert_eq!(Class::GitTimeout, "git_timeout");
+        assert_eq!(Class::StoreBusy.to_string(), "store_busy");
+        assert_eq!(Class::Http(401).hint(), "check your TypeSafe API key");
     }
 }

@@ -2,6 +2,13 @@
 //! with at most one JSON object on stdout. Every failure is handled here, in one place: it
 //! becomes a class, one stderr line, and at most one notice per session per class; the exit
 //! code is always 0 and a panic is caught and treated the same way.
+//!
+//! The rooms: [`event`] decodes the input, [`prompt`] (UserPromptSubmit), [`stop`] and
+//! [`session_end`] handle the three events, [`prompt_state`] is what a prompt persists between
+//! them (the frozen config, the baseline, the loop gates), [`answer`] renders what is printed,
+//! [`failure`] classifies what went wrong, and [`effects`] is the seam to git and the scorer.
+//! The hook decides; it calls [`crate::pipeline`] for the pure stages and never runs git or
+//! touches the network except through [`effects::Effects`].
 
 pub mod answer;
 pub mod effects;
@@ -26,7 +33,7 @@ use crate::state::Store;
 use answer::Answer;
 use effects::Effects;
 use event::{Dispatch, Event, EventName};
-use failure::Failure;
+use failure::{Class, Failure};
 
 /// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
@@ -62,7 +69,7 @@ impl<'a> Context<'a> {
     fn data_dir(&self) -> Result<std::path::PathBuf, Failure> {
         self.env.data_dir().ok_or_else(|| {
             Failure::new(
-                "store_io",
+                Class::StoreIo,
                 "no data dir: neither CLAUDE_PLUGIN_DATA, XDG_STATE_HOME nor HOME is set",
             )
         })
@@ -120,7 +127,7 @@ pub struct Output {
     /// The outcome (for tests and the demo).
     pub outcome: String,
     /// The failure class, if the event failed.
-    pub class: Option<String>,
+    pub class: Option<Class>,
 }
 
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
@@ -146,10 +153,10 @@ pub fn install_panic_hook() {
 }
 
 /// Handles one hook invocation: `input` is stdin, `argv` the subcommand's event, if any.
-pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
+pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Option<EventName>) -> Output {
     let event = match Event::decode(input) {
         Ok(e) => e,
-        Err(e) => return fail(ctx, &Event::default(), "hook", Failure::from(e)),
+        Err(e) => return fail(ctx, &Event::default(), None, Failure::from(e)),
     };
     let name = match event.dispatch(argv) {
         Dispatch::Known(name) => name,
@@ -168,7 +175,7 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
     let label = name.protocol_name();
     let reply = match result {
         Ok(Ok(reply)) => reply,
-        Ok(Err(failure)) => return fail(ctx, &event, label, failure),
+        Ok(Err(failure)) => return fail(ctx, &event, Some(name), failure),
         Err(payload) => {
             let msg = LAST_PANIC
                 .lock()
@@ -177,14 +184,15 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".into());
-            return fail(ctx, &event, label, Failure::new("panic", msg));
+            return fail(ctx, &event, Some(name), Failure::new(Class::Panic, msg));
         }
     };
     if name == EventName::Stop && !reply.untraced {
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {
-        stdout: reply.answer.render(
+        stdout: reply.answer.render_for(
+            event.host,
             label,
             name != EventName::SessionEnd
                 && !(event.is_codex() && name == EventName::UserPromptSubmit),
@@ -195,21 +203,25 @@ pub fn handle(ctx: &Context, input: &[u8], argv: Option<EventName>) -> Output {
     }
 }
 
-/// The one fail-open path.
-fn fail(ctx: &Context, event: &Event, label: &str, failure: Failure) -> Output {
+/// The one fail-open path. `name` is `None` when the input was not an event at all.
+fn fail(ctx: &Context<'_>, event: &Event, name: Option<EventName>, failure: Failure) -> Output {
+    let label = name.map_or("hook", EventName::protocol_name);
     let mut answer = Answer::default();
-    let shows = match label {
-        "SessionEnd" => false,
-        "UserPromptSubmit" => !event.is_codex(),
-        _ => true,
+    // Where a notice can reach the user: not on SessionEnd (the host discards its output),
+    // not on a Codex UserPromptSubmit (its schema allows no message there).
+    let shows = match name {
+        Some(EventName::SessionEnd) => false,
+        Some(EventName::UserPromptSubmit) => !event.is_codex(),
+        Some(EventName::Stop) | None => true,
     };
-    if shows && first_notice(ctx, event, &failure.class) {
+    if shows && first_notice(ctx, event, failure.class) {
         answer.messages.push(failure.notice());
     }
-    log(ctx, event, label, "failed", Some(&failure.class), None);
-    let event_name = if label == "hook" { "Stop" } else { label };
+    log(ctx, event, label, "failed", Some(failure.class), None);
+    // Input that is no event gets the answer shape every event accepts.
+    let event_name = name.unwrap_or(EventName::Stop).protocol_name();
     Output {
-        stdout: answer.render(event_name, shows),
+        stdout: answer.render_for(event.host, event_name, shows),
         stderr: vec![failure.stderr_line(label)],
         outcome: "failed".into(),
         class: Some(failure.class),
@@ -217,25 +229,26 @@ fn fail(ctx: &Context, event: &Event, label: &str, failure: Failure) -> Output {
 }
 
 /// Whether this is the first notice of `class` in the session. When the store cannot record
-/// it, the notice is shown (better once too often than a silent failure).
-fn first_notice(ctx: &Context, event: &Event, class: &str) -> bool {
+/// it, the notice is shown (better once too often than a silent failure), unless the store is
+/// only busy: another hook process of this session is recording one right now.
+fn first_notice(ctx: &Context<'_>, event: &Event, class: Class) -> bool {
     let Ok(dir) = ctx.data_dir() else { return true };
     match Store::open(&dir) {
         Ok(store) => store
             .session(event.session_key())
-            .notice_once(class)
-            .unwrap_or(!matches!(class, "store_busy")),
+            .notice_once(&class.name())
+            .unwrap_or(class != Class::StoreBusy),
         Err(_) => true,
     }
 }
 
 /// Appends to the decision log `status` reads; never fails the hook.
 fn log(
-    ctx: &Context,
+    ctx: &Context<'_>,
     event: &Event,
     label: &str,
     outcome: &str,
-    class: Option<&str>,
+    class: Option<Class>,
     extra: Option<serde_json::Value>,
 ) {
     let Ok(Some(store)) = ctx.existing_store() else {
@@ -248,7 +261,7 @@ fn log(
         "outcome": outcome,
     });
     if let Some(class) = class {
-        entry["class"] = json!(class);
+        entry["class"] = json!(class.name());
     }
     // `status` matches entries to the repository it is run in by this directory.
     if let Some(cwd) = &event.cwd {
@@ -262,12 +275,21 @@ fn log(
     let _ = store.log_decision(&entry);
 }
 
+/// Stdin held more than an event may (the rest was not read).
+pub fn handle_too_large(ctx: &Context<'_>) -> Output {
+    let failure = Failure::from(event::EventError::TooLarge);
+    fail(ctx, &Event::default(), None, failure)
+}
+
 /// Stdin could not be read at all.
-pub fn handle_unreadable(ctx: &Context, error: &std::io::Error) -> Output {
+pub fn handle_unreadable(ctx: &Context<'_>, error: &std::io::Error) -> Output {
     fail(
         ctx,
         &Event::default(),
-        "hook",
-        Failure::new("input_invalid", format!("could not read stdin: {error}")),
+        None,
+        Failure::new(
+            Class::InputInvalid,
+            format!("could not read stdin: {error}"),
+        ),
     )
 }

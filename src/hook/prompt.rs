@@ -17,7 +17,14 @@ use crate::state::{PromptStore, SessionStore};
 /// Most store entries the age sweep looks at per prompt.
 const SWEEP_BUDGET: usize = 2000;
 
-pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
+    // Gemini sends our continuation back as a prompt: it belongs to the prompt it continues,
+    // whose state (one continuation issued) must stay, not start a new one.
+    if event.continues_our_feedback {
+        return Ok(Reply::quiet(
+            "our own continuation; the prompt's baseline is kept",
+        ));
+    }
     let Some(cwd) = event.cwd.as_deref() else {
         return Ok(Reply::quiet("no cwd in the event"));
     };
@@ -104,7 +111,7 @@ pub fn submit(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
 /// A new prompt ends the session's earlier ones (a turn the user interrupted never gets its
 /// Stop): their content is removed now rather than at SessionEnd or by the age sweep.
 /// Prompts another process holds are left alone.
-fn end_earlier_prompts(ctx: &Context, session: &SessionStore, current: &PromptStore) {
+fn end_earlier_prompts(ctx: &Context<'_>, session: &SessionStore, current: &PromptStore) {
     for other in session.prompts() {
         if other.dir() == current.dir() {
             continue;

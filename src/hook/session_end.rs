@@ -8,7 +8,7 @@ use crate::hook::failure::Failure;
 use crate::hook::{Context, Reply, SESSION_END_BUDGET};
 
 /// SessionEnd: remove everything this session left, inside the shared 1.5 s budget.
-pub fn end(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+pub fn end(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     let start = Instant::now();
     let Some(store) = ctx.existing_store()? else {
         return Ok(Reply::quiet("nothing stored"));

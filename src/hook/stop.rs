@@ -9,7 +9,7 @@ use crate::git::snapshot::{PrivateStore, SnapshotOptions};
 use crate::hook::answer::{self, Finding};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
-use crate::hook::failure::Failure;
+use crate::hook::failure::{Class, Failure};
 use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
 use crate::pipeline;
@@ -24,7 +24,7 @@ pub const NO_BASELINE: &str = "no baseline";
 /// Told to the user when the agent (or anyone) edited the repo config during the turn.
 pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
 
-pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
+pub fn stop(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     let mut clock = StageClock::start();
     // Gate 1: background work pending means the session is paused, not done.
     if event.background_pending() {
@@ -62,7 +62,7 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
             let _ = prompt.remove();
             return Err(match other {
                 Err(e) => e.into(),
-                _ => Failure::new("state_corrupt", "state file of another version"),
+                _ => Failure::new(Class::StateCorrupt, "state file of another version"),
             });
         }
     };
@@ -105,7 +105,7 @@ pub fn stop(ctx: &Context, event: &Event) -> Result<Reply, Failure> {
 /// Snapshot → diff → select → payload → hash gate → score → select axes → answer.
 /// Leaves `state.phase` at `Baseline` unless it issued the continuation.
 fn evaluate(
-    ctx: &Context,
+    ctx: &Context<'_>,
     event: &Event,
     prompt: &PromptStore,
     private: &PrivateStore,
@@ -213,8 +213,7 @@ fn evaluate(
                 files: &payload.files,
                 omitted: &payload.omitted,
             });
-            let form =
-                answer::choose_form(frozen.answer, event.is_codex(), event.prompt_id.is_some());
+            let form = answer::choose_form(frozen.answer, event.host, event.prompt_id.is_some());
             // The count is saved before the answer exists: a crash from here on can lose the
             // continuation, never repeat it.
             state.phase = Phase::Continued;
@@ -233,7 +232,7 @@ fn evaluate(
 
 /// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.
 pub(crate) fn finish(
-    ctx: &Context,
+    ctx: &Context<'_>,
     prompt: &PromptStore,
     private: &PrivateStore,
     state: &mut PromptState,

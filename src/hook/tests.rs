@@ -43,7 +43,9 @@ impl Scorer for FakeScorer {
     fn score(&self, payload: &Payload, _budget: Duration) -> Result<Scores, ScoreError> {
         self.requests.fetch_add(1, Ordering::SeqCst);
         if payload.diff.contains("fail") {
-            return Err(ScoreError::Timeout(Duration::from_secs(1)));
+            return Err(ScoreError::Timeout {
+                budget: Duration::from_secs(1),
+            });
         }
         let mut values = [0.1; AXIS_COUNT];
         if payload.diff.contains("risky") {
@@ -148,7 +150,7 @@ impl Effects for Fake {
         settings: &ScorerSettings,
     ) -> Result<Box<dyn Scorer + Send + Sync>, ScoreError> {
         if settings.kind == crate::scorer::ScorerKind::Jev && settings.typesafe_key.is_none() {
-            return Err(ScoreError::MissingKey);
+            return Err(ScoreError::MissingKey { scorer: "jev" });
         }
         Ok(Box::new(FakeScorer {
             requests: self.requests.clone(),
@@ -426,7 +428,10 @@ fn failures_are_classified_noticed_once_and_cleaned() {
     let w = World::new();
     std::fs::write(w.repo.join(".jev-preflight.json"), r#"{"mode":"loud"}"#).unwrap();
     let out = w.run("UserPromptSubmit", json!({}));
-    assert_eq!(out.class.as_deref(), Some("config_invalid"));
+    assert_eq!(
+        out.class.map(|c| c.name().into_owned()).as_deref(),
+        Some("config_invalid")
+    );
     assert_eq!(out.stderr.len(), 1);
     assert!(
         json_of(&out)["systemMessage"]
@@ -435,7 +440,10 @@ fn failures_are_classified_noticed_once_and_cleaned() {
             .contains("`mode`")
     );
     let out = w.run("UserPromptSubmit", json!({"prompt_id": "p2"}));
-    assert_eq!(out.class.as_deref(), Some("config_invalid"));
+    assert_eq!(
+        out.class.map(|c| c.name().into_owned()).as_deref(),
+        Some("config_invalid")
+    );
     assert_eq!(
         out.stdout, None,
         "second notice of the same class in a session"
@@ -449,7 +457,10 @@ fn failures_are_classified_noticed_once_and_cleaned() {
     w.run("UserPromptSubmit", json!({}));
     w.work("risky fail");
     let out = w.run("Stop", json!({}));
-    assert_eq!(out.class.as_deref(), Some("timeout"));
+    assert_eq!(
+        out.class.map(|c| c.name().into_owned()).as_deref(),
+        Some("timeout")
+    );
     assert!(
         json_of(&out)["systemMessage"]
             .as_str()
@@ -468,7 +479,10 @@ fn failures_are_classified_noticed_once_and_cleaned() {
     w.run("UserPromptSubmit", json!({}));
     w.work("risky");
     assert_eq!(
-        w.run("Stop", json!({})).class.as_deref(),
+        w.run("Stop", json!({}))
+            .class
+            .map(|c| c.name().into_owned())
+            .as_deref(),
         Some("missing_key")
     );
 
@@ -480,11 +494,17 @@ fn failures_are_classified_noticed_once_and_cleaned() {
         (&b"[]"[..], "input_invalid"),
     ] {
         let out = handle(&ctx, input, None);
-        assert_eq!(out.class.as_deref(), Some(class));
+        assert_eq!(
+            out.class.map(|c| c.name().into_owned()).as_deref(),
+            Some(class)
+        );
     }
     let big = vec![b' '; super::event::MAX_EVENT_BYTES + 1];
     assert_eq!(
-        handle(&ctx, &big, None).class.as_deref(),
+        handle(&ctx, &big, None)
+            .class
+            .map(|c| c.name().into_owned())
+            .as_deref(),
         Some("input_too_large")
     );
 }
@@ -501,7 +521,10 @@ fn corrupt_and_foreign_state_fail_open_and_are_removed() {
     std::fs::write(&state, "{garbage").unwrap();
     w.work("risky");
     let out = w.run("Stop", json!({}));
-    assert_eq!(out.class.as_deref(), Some("state_corrupt"));
+    assert_eq!(
+        out.class.map(|c| c.name().into_owned()).as_deref(),
+        Some("state_corrupt")
+    );
     assert!(!Path::new(&state).exists());
     assert_eq!(w.run("Stop", json!({})).stdout, None);
 }
@@ -511,7 +534,10 @@ fn panics_are_caught_and_classified() {
     let w = World::new();
     w.fake.crash_in_snapshot.set(true);
     let out = w.run("UserPromptSubmit", json!({}));
-    assert_eq!(out.class.as_deref(), Some("panic"));
+    assert_eq!(
+        out.class.map(|c| c.name().into_owned()).as_deref(),
+        Some("panic")
+    );
     assert_eq!(out.stderr.len(), 1);
 }
 

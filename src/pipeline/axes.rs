@@ -5,7 +5,7 @@
 //! must show for the answer to be yes or no. The wording is embedded in the binary so that
 //! every backend (and the agent reading the answer) sees the same policy.
 
-/// Number of axes; the order of [`AXES`] is part of the scoring API contract.
+/// Number of axes; the order of [`AXIS_IDS`] is part of the scoring API contract.
 pub const AXIS_COUNT: usize = 8;
 
 /// One yes/no risk question.
@@ -55,7 +55,7 @@ impl Default for Thresholds {
     }
 }
 
-/// One selected axis: its index into [`AXES`] and its score.
+/// One selected axis: its index into [`AXIS_IDS`] and its score.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Selected {
     pub axis: usize,

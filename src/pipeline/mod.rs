@@ -9,6 +9,7 @@
 //! The scorer is the one call that may reach out, and it is a trait object the caller chose.
 
 pub mod axes;
+pub mod paths;
 pub mod payload;
 pub mod redact;
 pub mod select;

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 
 use crate::git::diff::{Change, Status};
+use crate::pipeline::paths::is_test_path;
 use crate::pipeline::redact::{RedactionReport, Redactor};
 
 /// Default cap on the canonical payload, in bytes.
@@ -266,7 +267,12 @@ fn assemble(
         max_bytes.saturating_sub(base_len() + included_cost(sections, included))
     };
     diff.push_str(&marker(sections, omitted, room)?);
-    let mut files: Vec<String> = keep.iter().map(|&i| sections[i].path.clone()).collect();
+    // A rename or copy names both of its paths, as the original plugin's payload does.
+    let mut files: Vec<String> = keep
+        .iter()
+        .flat_map(|&i| std::iter::once(&sections[i].path).chain(sections[i].old_path.as_ref()))
+        .cloned()
+        .collect();
     files.sort_unstable();
     files.dedup();
     let mut omitted_names: Vec<String> =
@@ -322,7 +328,12 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
         }
     };
     let class = classify(&path);
-    let cost = escaped_len(&text) + escaped_len(&path) + 2;
+    // Text, the path's entry in `files`, and for a rename the old path's entry and its comma
+    // (an upper bound: equal paths are listed once).
+    let cost = escaped_len(&text)
+        + escaped_len(&path)
+        + 2
+        + old_path.as_ref().map_or(0, |old| escaped_len(old) + 3);
     Section {
         path,
         old_path,
@@ -387,30 +398,7 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 fn classify(path: &str) -> Class {
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    let stem = name.split('.').next().unwrap_or(name);
-    let in_test_dir = lower.split('/').rev().skip(1).any(|dir| {
-        matches!(
-            dir,
-            "test"
-                | "tests"
-                | "__tests__"
-                | "spec"
-                | "specs"
-                | "testing"
-                | "testdata"
-                | "fixtures"
-                | "e2e"
-                | "it"
-        )
-    });
-    let test_name = stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || stem.ends_with("_spec")
-        || (stem.ends_with("test") && path.rsplit('/').next().is_some_and(|n| n.contains("Test")))
-        || name.contains(".test.")
-        || name.contains(".spec.");
-    if in_test_dir || test_name {
+    if is_test_path(path) {
         return Class::Test;
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");

@@ -35,9 +35,10 @@ impl CommandScorer {
         match argv.first() {
             Some(program) if !program.trim().is_empty() => {}
             _ => {
-                return Err(ScoreError::Config(
-                    "the `command` scorer needs a program to run".into(),
-                ));
+                return Err(ScoreError::Config {
+                    setting: "`command` scorer",
+                    problem: "needs a program to run",
+                });
             }
         }
         Ok(CommandScorer {
@@ -66,12 +67,11 @@ impl Scorer for CommandScorer {
         }
         let limits = Limits::new(budget, MAX_REPLY_BYTES);
         let out = process::run(cmd, Some(body.into_bytes()), limits).map_err(|e| match e {
-            ProcessError::Timeout { .. } => ScoreError::Timeout(budget),
-            ProcessError::TooLarge { .. } => ScoreError::ResponseTooLarge(MAX_REPLY_BYTES),
-            ProcessError::NotFound { program } => {
-                ScoreError::CommandFailed(format!("`{}` was not found", program.display()))
-            }
-            other => ScoreError::CommandFailed(other.to_string()),
+            ProcessError::Timeout { .. } => ScoreError::Timeout { budget },
+            ProcessError::TooLarge { .. } => ScoreError::ResponseTooLarge {
+                limit: MAX_REPLY_BYTES,
+            },
+            other => ScoreError::CommandFailed(other),
         })?;
         jev::parse_reply(&out.stdout)
     }

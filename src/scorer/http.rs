@@ -12,7 +12,7 @@ use ureq::Agent;
 use ureq::http::Uri;
 use ureq::tls::{RootCerts, TlsConfig};
 
-use super::ScoreError;
+use super::{ScoreError, Transport};
 
 /// Largest reply body accepted from a scorer.
 pub const MAX_REPLY_BYTES: usize = 64 * 1024;
@@ -30,8 +30,11 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Parses an `http(s)` URL. Errors never echo the URL: it may carry credentials.
-    pub fn parse(url: &str, what: &str) -> Result<Endpoint, ScoreError> {
-        let bad = || ScoreError::Config(format!("the {what} is not a valid http(s) URL"));
+    pub fn parse(url: &str, setting: &'static str) -> Result<Endpoint, ScoreError> {
+        let bad = || ScoreError::Config {
+            setting,
+            problem: "is not a valid http(s) URL",
+        };
         let uri: Uri = url.parse().map_err(|_| bad())?;
         let https = match uri.scheme_str() {
             Some("https") => true,
@@ -95,7 +98,9 @@ pub fn post_json(
     body: &str,
     deadline: Instant,
 ) -> Result<Reply, ScoreError> {
-    let remaining = remaining(deadline).ok_or(ScoreError::Timeout(Duration::ZERO))?;
+    let remaining = remaining(deadline).ok_or(ScoreError::Timeout {
+        budget: Duration::ZERO,
+    })?;
     let mut request = agent
         .post(url)
         .header("Content-Type", "application/json")
@@ -123,7 +128,9 @@ pub fn post_json(
         .content_length()
         .is_some_and(|n| n > MAX_REPLY_BYTES as u64)
     {
-        return Err(ScoreError::ResponseTooLarge(MAX_REPLY_BYTES));
+        return Err(ScoreError::ResponseTooLarge {
+            limit: MAX_REPLY_BYTES,
+        });
     }
     // `limit` reads at most the cap plus a one-byte probe, never the whole body.
     let body = response
@@ -146,34 +153,44 @@ pub fn remaining(deadline: Instant) -> Option<Duration> {
         .filter(|d| !d.is_zero())
 }
 
-/// Maps a transport failure to its class. The texts name the failure only: ureq's messages
+/// Maps a transport failure to its kind. The texts name the failure only: ureq's messages
 /// carry no headers, and we add no URL (it may hold credentials).
 fn transport_error(e: ureq::Error, budget: Duration) -> ScoreError {
     use std::io::ErrorKind;
-    match e {
-        ureq::Error::Timeout(_) => ScoreError::Timeout(budget),
-        ureq::Error::BodyExceedsLimit(_) => ScoreError::ResponseTooLarge(MAX_REPLY_BYTES),
-        ureq::Error::LargeResponseHeader(..) => ScoreError::ResponseTooLarge(MAX_REPLY_BYTES),
-        ureq::Error::Io(io) if matches!(io.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock) => {
-            ScoreError::Timeout(budget)
+    let too_large = ScoreError::ResponseTooLarge {
+        limit: MAX_REPLY_BYTES,
+    };
+    ScoreError::Network(match e {
+        ureq::Error::Timeout(_) => return ScoreError::Timeout { budget },
+        ureq::Error::BodyExceedsLimit(_) | ureq::Error::LargeResponseHeader(..) => {
+            return too_large;
         }
-        ureq::Error::Io(io) => ScoreError::Network(io_text(&io)),
-        ureq::Error::HostNotFound => ScoreError::Network("the host name did not resolve".into()),
-        ureq::Error::ConnectionFailed => ScoreError::Network("the connection failed".into()),
-        ureq::Error::BadUri(_) => ScoreError::Config("the scorer URL is not usable".into()),
+        ureq::Error::Io(io) if matches!(io.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock) => {
+            return ScoreError::Timeout { budget };
+        }
+        ureq::Error::Io(io) => Transport::Io(io_text(&io)),
+        ureq::Error::HostNotFound => Transport::HostNotFound,
+        ureq::Error::ConnectionFailed => Transport::ConnectionFailed,
+        ureq::Error::BadUri(_) => {
+            return ScoreError::Config {
+                setting: "scorer URL",
+                problem: "is not usable",
+            };
+        }
         // An invalid header value: the key holds a character HTTP forbids (the value itself
         // is never part of the message).
-        ureq::Error::Http(_) => ScoreError::Config(
-            "the request could not be built; the API key may contain invalid characters".into(),
-        ),
-        ureq::Error::Tls(msg) => ScoreError::Network(format!("tls: {msg}")),
-        ureq::Error::Rustls(err) => ScoreError::Network(format!("tls: {err}")),
-        ureq::Error::ConnectProxyFailed(_) | ureq::Error::InvalidProxyUrl => {
-            ScoreError::Network("the proxy from `HTTPS_PROXY` refused or failed".into())
+        ureq::Error::Http(_) => {
+            return ScoreError::Config {
+                setting: "request",
+                problem: "could not be built; the API key may contain invalid characters",
+            };
         }
-        ureq::Error::Protocol(err) => ScoreError::Network(format!("http protocol: {err}")),
-        other => ScoreError::Network(other.to_string()),
-    }
+        ureq::Error::Tls(msg) => Transport::Tls(msg.to_owned()),
+        ureq::Error::Rustls(err) => Transport::Tls(err.to_string()),
+        ureq::Error::ConnectProxyFailed(_) | ureq::Error::InvalidProxyUrl => Transport::Proxy,
+        ureq::Error::Protocol(err) => Transport::Protocol(err.to_string()),
+        other => Transport::Io(other.to_string()),
+    })
 }
 
 fn io_text(io: &std::io::Error) -> String {
@@ -244,6 +261,7 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::failure::Class;
 
     #[test]
     fn retry_after_forms() {
@@ -296,7 +314,7 @@ mod tests {
         assert!(!e.loopback && e.https);
         for bad in ["ftp://x/y", "not a url", "", "https://user:sk-secret@"] {
             let err = Endpoint::parse(bad, "Jev URL").unwrap_err();
-            assert_eq!(err.class(), "scorer_config");
+            assert_eq!(Class::from(&err), "scorer_config");
             assert!(!err.to_string().contains("sk-secret"));
         }
     }

@@ -2,12 +2,13 @@
 //!
 //! The request is `{"state":<canonical payload>,"model":…,"questions":{<axis>:…}}`, with the
 //! payload spliced in byte for byte; the reply must hold `answers.<axis>.noul`, a number in
-//! [0,1], for all 8 axes. The `command` backend speaks the same contract over stdin/stdout.
+//! \[0, 1\], for all 8 axes. The `command` backend speaks the same contract over stdin/stdout.
 
 use std::fmt;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::http::{self, Endpoint, MAX_REPLY_BYTES};
 use super::{ScoreError, Scorer, Scores};
@@ -61,9 +62,10 @@ impl JevScorer {
     ) -> Result<JevScorer, ScoreError> {
         let endpoint = Endpoint::parse(url.unwrap_or(DEFAULT_URL), "Jev URL")?;
         if !endpoint.https && !endpoint.loopback {
-            return Err(ScoreError::Config(
-                "the Jev URL must use https (plain http is allowed only for loopback)".into(),
-            ));
+            return Err(ScoreError::Config {
+                setting: "Jev URL",
+                problem: "must use https (plain http is allowed only for loopback)",
+            });
         }
         let model = match model.map(str::trim) {
             None | Some("") => DEFAULT_MODEL.to_owned(),
@@ -120,11 +122,8 @@ impl Scorer for JevScorer {
 
 /// A timeout is reported against the whole budget; any text is scrubbed of the key.
 fn scrub_error(e: ScoreError, key: &str, budget: Duration) -> ScoreError {
-    match e {
-        ScoreError::Timeout(_) => ScoreError::Timeout(budget),
-        ScoreError::Network(m) => ScoreError::Network(m.replace(key, "****")),
-        ScoreError::Config(m) => ScoreError::Config(m.replace(key, "****")),
-        ScoreError::InvalidResponse(m) => ScoreError::InvalidResponse(m.replace(key, "****")),
+    match e.against_budget(budget) {
+        ScoreError::Network(t) => ScoreError::Network(t.scrub(key)),
         other => other,
     }
 }
@@ -152,75 +151,98 @@ pub fn retry_wait(
 /// model, and the 8 questions in contract order.
 pub fn request_body(payload: &Payload, model: &str) -> Result<String, ScoreError> {
     // The payload is sent byte for byte, so it must be one well-formed JSON value.
-    serde_json::from_str::<serde::de::IgnoredAny>(&payload.json)
-        .map_err(|_| ScoreError::Config("the payload is not well-formed JSON".into()))?;
-    let mut questions = serde_json::Map::new();
-    for axis in axes() {
-        questions.insert(
-            axis.id.to_owned(),
-            serde_json::json!({
-                "type": "noul",
-                "instructions": axis.question,
-                "criteria": { "true": axis.yes, "false": axis.no },
-            }),
-        );
-    }
-    let questions = ordered_object(&questions);
-    let model = serde_json::to_string(model).expect("a string serializes");
-    Ok(format!(
-        "{{\"state\":{},\"model\":{model},\"questions\":{questions}}}",
-        payload.json
-    ))
+    let state: &RawValue =
+        serde_json::from_str(&payload.json).map_err(|_| ScoreError::PayloadNotJson)?;
+    let request = Request {
+        state,
+        model,
+        questions: Questions,
+    };
+    Ok(serde_json::to_string(&request).expect("strings and raw JSON serialize"))
 }
 
-/// Serializes the questions in contract order (serde_json's map is sorted by key).
-fn ordered_object(map: &serde_json::Map<String, Value>) -> String {
-    let mut out = String::from("{");
-    for (i, id) in AXIS_IDS.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// `{"state":…,"model":…,"questions":…}`, in this order.
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    state: &'a RawValue,
+    model: &'a str,
+    questions: Questions,
+}
+
+/// The 8 questions, keyed by axis id in contract order.
+struct Questions;
+
+impl serde::Serialize for Questions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(AXIS_COUNT))?;
+        for axis in axes() {
+            map.serialize_entry(
+                axis.id,
+                &Question {
+                    criteria: Criteria {
+                        no: axis.no,
+                        yes: axis.yes,
+                    },
+                    instructions: axis.question,
+                    kind: "noul",
+                },
+            )?;
         }
-        out.push_str(&serde_json::to_string(id).expect("a string serializes"));
-        out.push(':');
-        out.push_str(&serde_json::to_string(&map[*id]).expect("a value serializes"));
+        map.end()
     }
-    out.push('}');
-    out
+}
+
+/// One question. Members in the byte order the API has always received (sorted by name).
+#[derive(serde::Serialize)]
+struct Question {
+    criteria: Criteria,
+    instructions: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(serde::Serialize)]
+struct Criteria {
+    #[serde(rename = "false")]
+    no: &'static str,
+    #[serde(rename = "true")]
+    yes: &'static str,
 }
 
 /// Validates a reply: one JSON object, nothing after it, `answers.<axis>.noul` a finite
-/// number in [0,1] for every axis. Extra fields are ignored; a string `model` is recorded.
+/// number in \[0, 1\] for every axis. Extra fields are ignored; a string `model` is recorded.
 /// Error texts name the offending field only, never the reply's content.
 pub fn parse_reply(body: &[u8]) -> Result<Scores, ScoreError> {
     if body.len() > MAX_REPLY_BYTES {
-        return Err(ScoreError::ResponseTooLarge(MAX_REPLY_BYTES));
+        return Err(ScoreError::ResponseTooLarge {
+            limit: MAX_REPLY_BYTES,
+        });
     }
-    let invalid = |m: String| ScoreError::InvalidResponse(m);
+    let invalid = |at: String, problem| ScoreError::InvalidResponse { at, problem };
     // `from_slice` rejects anything but whitespace after the value.
-    let reply: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(format!(
-            "not one JSON value ({} at line {} column {})",
-            category(&e),
-            e.line(),
-            e.column()
-        ))
+    let reply: Value = serde_json::from_slice(body).map_err(|e| ScoreError::NotJson {
+        category: category(&e),
+        line: e.line(),
+        column: e.column(),
     })?;
     let answers = reply
         .get("answers")
         .and_then(Value::as_object)
-        .ok_or_else(|| invalid("`answers` is missing or not an object".into()))?;
+        .ok_or_else(|| invalid("`answers`".into(), "is missing or not an object"))?;
     let mut values = [0.0; AXIS_COUNT];
     for (i, id) in AXIS_IDS.iter().enumerate() {
+        let at = || format!("`answers.{id}.noul`");
         let noul = answers
             .get(*id)
-            .ok_or_else(|| invalid(format!("axis `{id}` is missing")))?
+            .ok_or_else(|| invalid(format!("axis `{id}`"), "is missing"))?
             .get("noul")
-            .ok_or_else(|| invalid(format!("`answers.{id}.noul` is missing")))?;
+            .ok_or_else(|| invalid(at(), "is missing"))?;
         let v = noul
             .as_f64()
-            .ok_or_else(|| invalid(format!("`answers.{id}.noul` is not a number")))?;
+            .ok_or_else(|| invalid(at(), "is not a number"))?;
         if !v.is_finite() || !(0.0..=1.0).contains(&v) {
-            return Err(invalid(format!("`answers.{id}.noul` is outside [0, 1]")));
+            return Err(invalid(at(), "is outside [0, 1]"));
         }
         values[i] = v;
     }
@@ -253,6 +275,44 @@ fn category(e: &serde_json::Error) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The body is byte for byte what the API has always received: each question is the
+    /// object serde_json writes for `{"type","instructions","criteria":{"true","false"}}`
+    /// (members sorted by name), in contract order, after the spliced state and the model.
+    #[test]
+    fn request_bytes_are_stable() {
+        let json = r#"{"format":"unified_diff","files":["a.rs"],"diff":"x"}"#.to_owned();
+        let payload = Payload {
+            hash: crate::digest::hex_sha256(json.as_bytes()),
+            json,
+            files: vec!["a.rs".into()],
+            diff: "x".into(),
+            omitted: vec![],
+            redactions: Default::default(),
+        };
+        let mut expected = format!(
+            "{{\"state\":{},\"model\":\"m\",\"questions\":{{",
+            payload.json
+        );
+        for (i, a) in axes().iter().enumerate() {
+            if i > 0 {
+                expected.push(',');
+            }
+            let q = serde_json::json!({"type": "noul", "instructions": a.question,
+                "criteria": {"true": a.yes, "false": a.no}});
+            expected.push_str(&format!("\"{}\":{}", a.id, q));
+        }
+        expected.push_str("}}");
+        assert_eq!(request_body(&payload, "m").unwrap(), expected);
+        let bad = Payload {
+            json: "{".into(),
+            ..payload
+        };
+        assert!(matches!(
+            request_body(&bad, "m"),
+            Err(ScoreError::PayloadNotJson)
+        ));
+    }
 
     fn reply(status: u16, retry_after: Option<&str>) -> http::Reply {
         http::Reply {

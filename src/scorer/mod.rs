@@ -1,9 +1,12 @@
 //! Turning a payload into 8 probabilities: the trait, its errors, and backend choice.
 //!
-//! Every backend returns a probability in [0,1] per axis in contract order, or a
-//! [`ScoreError`] whose [`class`](ScoreError::class) the hook turns into a fail-open notice.
+//! Every backend returns a probability in \[0, 1\] per axis in contract order, or a typed
+//! [`ScoreError`] that the hook turns into a fail-open notice.
 //! Which backend runs, where it sends data and with which key come only from
 //! [`ScorerSettings`], which the caller fills from user-level sources.
+//!
+//! A scorer sees the canonical payload and nothing else: no repository, no store, no event.
+//! Only the remote backends touch the network, and only at the endpoint the user set.
 
 use std::time::Duration;
 
@@ -29,39 +32,82 @@ pub struct Scores {
     pub evidence: Vec<Evidence>,
 }
 
-/// A typed scorer failure; [`ScoreError::class`] names its fail-open class.
+/// A typed scorer failure. Each variant carries what failed, never pre-formatted prose and
+/// never a key or a URL (either may hold a credential); the hook maps it to a fail-open class
+/// ([`crate::hook::failure::Class`]).
 #[derive(Debug, thiserror::Error)]
 pub enum ScoreError {
     #[error("no API key is configured")]
-    MissingKey,
-    #[error("scorer is misconfigured: {0}")]
-    Config(String),
+    MissingKey { scorer: &'static str },
+    #[error("scorer is misconfigured: the {setting} {problem}")]
+    Config {
+        setting: &'static str,
+        problem: &'static str,
+    },
+    #[error("scorer is misconfigured: the payload is not well-formed JSON")]
+    PayloadNotJson,
     #[error("network error: {0}")]
-    Network(String),
-    #[error("the scorer did not answer within {} ms", .0.as_millis())]
-    Timeout(Duration),
+    Network(Transport),
+    #[error("the scorer did not answer within {} ms", .budget.as_millis())]
+    Timeout { budget: Duration },
     #[error("the scorer answered HTTP {status}")]
     Http { status: u16 },
-    #[error("the scorer's answer is larger than {0} bytes")]
-    ResponseTooLarge(usize),
-    #[error("the scorer's answer is invalid: {0}")]
-    InvalidResponse(String),
+    #[error("the scorer's answer is larger than {limit} bytes")]
+    ResponseTooLarge { limit: usize },
+    #[error(
+        "the scorer's answer is invalid: not one JSON value ({category} at line {line} column {column})"
+    )]
+    NotJson {
+        category: &'static str,
+        line: usize,
+        column: usize,
+    },
+    #[error("the scorer's answer is invalid: {at} {problem}")]
+    InvalidResponse {
+        /// Where in the reply: a JSON path such as `answers.lifecycle.noul`, or a position.
+        at: String,
+        problem: &'static str,
+    },
     #[error("the scorer command failed: {0}")]
-    CommandFailed(String),
+    CommandFailed(crate::process::ProcessError),
 }
 
 impl ScoreError {
-    /// The fail-open class (`missing_key`, `network`, `timeout`, `http_<status>`, …).
-    pub fn class(&self) -> String {
+    /// The same failure reported against the whole `budget` (a retry may have used part).
+    pub fn against_budget(self, budget: Duration) -> ScoreError {
         match self {
-            ScoreError::MissingKey => "missing_key".into(),
-            ScoreError::Config(_) => "scorer_config".into(),
-            ScoreError::Network(_) => "network".into(),
-            ScoreError::Timeout(_) => "timeout".into(),
-            ScoreError::Http { status } => format!("http_{status}"),
-            ScoreError::ResponseTooLarge(_) => "response_too_large".into(),
-            ScoreError::InvalidResponse(_) => "invalid_response".into(),
-            ScoreError::CommandFailed(_) => "command_failed".into(),
+            ScoreError::Timeout { .. } => ScoreError::Timeout { budget },
+            other => other,
+        }
+    }
+}
+
+/// What went wrong on the way to an HTTP scorer, before any status arrived.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Transport {
+    #[error("the host name did not resolve")]
+    HostNotFound,
+    #[error("the connection failed")]
+    ConnectionFailed,
+    #[error("the proxy from `HTTPS_PROXY` refused or failed")]
+    Proxy,
+    #[error("tls: {0}")]
+    Tls(String),
+    #[error("http protocol: {0}")]
+    Protocol(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Transport {
+    /// The same failure with `secret` masked wherever a message quotes it.
+    pub fn scrub(self, secret: &str) -> Transport {
+        let mask = |m: String| m.replace(secret, "****");
+        match self {
+            Transport::Tls(m) => Transport::Tls(mask(m)),
+            Transport::Protocol(m) => Transport::Protocol(mask(m)),
+            Transport::Io(m) => Transport::Io(mask(m)),
+            other => other,
         }
     }
 }
@@ -130,7 +176,7 @@ pub fn build(settings: &ScorerSettings) -> Result<Box<dyn Scorer + Send + Sync>,
             let key = settings
                 .typesafe_key
                 .clone()
-                .ok_or(ScoreError::MissingKey)?;
+                .ok_or(ScoreError::MissingKey { scorer: "jev" })?;
             Box::new(jev::JevScorer::new(
                 settings.jev_url.as_deref(),
                 settings.jev_model.as_deref(),
@@ -156,21 +202,48 @@ pub fn build(settings: &ScorerSettings) -> Result<Box<dyn Scorer + Send + Sync>,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::failure::Class;
 
     #[test]
     fn classes() {
         let cases: &[(ScoreError, &str)] = &[
-            (ScoreError::MissingKey, "missing_key"),
-            (ScoreError::Config("x".into()), "scorer_config"),
-            (ScoreError::Network("x".into()), "network"),
-            (ScoreError::Timeout(Duration::from_secs(1)), "timeout"),
+            (ScoreError::MissingKey { scorer: "jev" }, "missing_key"),
+            (
+                ScoreError::Config {
+                    setting: "x",
+                    problem: "y",
+                },
+                "scorer_config",
+            ),
+            (ScoreError::PayloadNotJson, "scorer_config"),
+            (ScoreError::Network(Transport::HostNotFound), "network"),
+            (
+                ScoreError::Timeout {
+                    budget: Duration::from_secs(1),
+                },
+                "timeout",
+            ),
             (ScoreError::Http { status: 429 }, "http_429"),
-            (ScoreError::ResponseTooLarge(1), "response_too_large"),
-            (ScoreError::InvalidResponse("x".into()), "invalid_response"),
-            (ScoreError::CommandFailed("x".into()), "command_failed"),
+            (
+                ScoreError::ResponseTooLarge { limit: 1 },
+                "response_too_large",
+            ),
+            (
+                ScoreError::InvalidResponse {
+                    at: "x".into(),
+                    problem: "y",
+                },
+                "invalid_response",
+            ),
+            (
+                ScoreError::CommandFailed(crate::process::ProcessError::NotFound {
+                    program: "x".into(),
+                }),
+                "command_failed",
+            ),
         ];
         for (e, class) in cases {
-            assert_eq!(e.class(), *class);
+            assert_eq!(Class::from(e), *class);
         }
     }
 
@@ -191,7 +264,8 @@ mod tests {
 
     #[test]
     fn explicit_kinds_need_their_settings() {
-        let class = |s: &ScorerSettings| build(s).err().map(|e| e.class());
+        let class =
+            |s: &ScorerSettings| build(s).err().map(|e| Class::from(&e).name().into_owned());
         assert_eq!(
             class(&settings(ScorerKind::Jev)).as_deref(),
             Some("missing_key")
@@ -217,7 +291,7 @@ mod tests {
         let mut s = settings(ScorerKind::Jev);
         s.typesafe_key = ApiKey::new("ts-key");
         s.jev_url = Some("http://gateway.example/v1".into());
-        assert_eq!(build(&s).err().unwrap().class(), "scorer_config");
+        assert_eq!(Class::from(&build(&s).err().unwrap()), "scorer_config");
         s.jev_url = Some("http://127.0.0.1:8080/v1".into());
         assert_eq!(build(&s).unwrap().name(), "jev");
     }

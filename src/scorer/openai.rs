@@ -67,12 +67,15 @@ impl OpenAiScorer {
             .filter(|b| !b.is_empty())
             .unwrap_or(DEFAULT_BASE_URL);
         if base == DEFAULT_BASE_URL && key.is_none() {
-            return Err(ScoreError::MissingKey);
+            return Err(ScoreError::MissingKey { scorer: "openai" });
         }
         let model = model
             .map(str::trim)
             .filter(|m| !m.is_empty())
-            .ok_or_else(|| ScoreError::Config("the `openai` scorer needs a model name".into()))?;
+            .ok_or(ScoreError::Config {
+                setting: "`openai` scorer",
+                problem: "needs a model name",
+            })?;
         let url = format!("{}/chat/completions", base.trim_end_matches('/'));
         let endpoint = Endpoint::parse(&url, "OpenAI base URL")?;
         Ok(OpenAiScorer {
@@ -91,8 +94,10 @@ impl OpenAiScorer {
                 status: reply.status,
             });
         }
-        serde_json::from_slice(&reply.body)
-            .map_err(|_| ScoreError::InvalidResponse("the reply is not one JSON value".into()))
+        serde_json::from_slice(&reply.body).map_err(|_| ScoreError::InvalidResponse {
+            at: "the reply".into(),
+            problem: "is not one JSON value",
+        })
     }
 
     /// P(yes) for one axis, and the model the server reports.
@@ -151,9 +156,10 @@ impl Scorer for OpenAiScorer {
                 .into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
-                        Err(ScoreError::InvalidResponse(
-                            "an axis request panicked".into(),
-                        ))
+                        Err(ScoreError::InvalidResponse {
+                            at: "an axis request".into(),
+                            problem: "panicked",
+                        })
                     })
                 })
                 .collect()
@@ -178,16 +184,9 @@ impl Scorer for OpenAiScorer {
 }
 
 fn scrub(e: ScoreError, key: Option<&str>, budget: Duration) -> ScoreError {
-    let clean = |m: String| match key {
-        Some(k) => m.replace(k, "****"),
-        None => m,
-    };
-    match e {
-        ScoreError::Timeout(_) => ScoreError::Timeout(budget),
-        ScoreError::Network(m) => ScoreError::Network(clean(m)),
-        ScoreError::Config(m) => ScoreError::Config(clean(m)),
-        ScoreError::InvalidResponse(m) => ScoreError::InvalidResponse(clean(m)),
-        other => other,
+    match (e.against_budget(budget), key) {
+        (ScoreError::Network(t), Some(key)) => ScoreError::Network(t.scrub(key)),
+        (other, _) => other,
     }
 }
 
@@ -274,14 +273,17 @@ pub fn yes_from_logprobs(reply: &Value) -> Option<f64> {
 }
 
 /// P(yes) from a strict JSON answer in the first choice's message: one object with `answer`
-/// (`yes` or `no`, any case) and `confidence` in [0,1]. A Markdown code fence around it is
+/// (`yes` or `no`, any case) and `confidence` in \[0, 1\]. A Markdown code fence around it is
 /// tolerated; anything else is an invalid response.
 pub fn yes_from_json_answer(reply: &Value) -> Result<f64, ScoreError> {
-    let invalid = |m: &str| ScoreError::InvalidResponse(m.to_owned());
+    let invalid = |at: &str, problem| ScoreError::InvalidResponse {
+        at: at.to_owned(),
+        problem,
+    };
     let content = reply
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)
-        .ok_or_else(|| invalid("the reply has no message content"))?;
+        .ok_or_else(|| invalid("the reply", "has no message content"))?;
     let text = content.trim();
     let text = text
         .strip_prefix("```json")
@@ -290,23 +292,24 @@ pub fn yes_from_json_answer(reply: &Value) -> Result<f64, ScoreError> {
         .unwrap_or(text)
         .trim();
     let answer: Value =
-        serde_json::from_str(text).map_err(|_| invalid("the answer is not one JSON object"))?;
+        serde_json::from_str(text).map_err(|_| invalid("the answer", "is not one JSON object"))?;
     let yes = answer
         .get("answer")
         .and_then(Value::as_str)
         .and_then(answer_of)
-        .ok_or_else(|| invalid("`answer` is not yes or no"))?;
+        .ok_or_else(|| invalid("`answer`", "is not yes or no"))?;
     let confidence = answer
         .get("confidence")
         .and_then(Value::as_f64)
         .filter(|c| c.is_finite() && (0.0..=1.0).contains(c))
-        .ok_or_else(|| invalid("`confidence` is not a number in [0, 1]"))?;
+        .ok_or_else(|| invalid("`confidence`", "is not a number in [0, 1]"))?;
     Ok(if yes { confidence } else { 1.0 - confidence })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::failure::Class;
 
     #[test]
     fn spellings() {
@@ -393,7 +396,7 @@ mod tests {
             r#"{"answer":"yes","confidence":0.5} trailing"#,
         ] {
             let e = yes_from_json_answer(&reply(bad)).unwrap_err();
-            assert_eq!(e.class(), "invalid_response", "{bad}");
+            assert_eq!(Class::from(&e), "invalid_response", "{bad}");
         }
     }
 }

@@ -1,6 +1,10 @@
 //! The private state store under the data dir: per-session and per-prompt directories named by
 //! hashes of their ids, atomic writes, non-waiting locks, the notice ledger, the age sweep and
-//! the small decision log `status` reads.
+//! the small decision log `status` reads. [`fs`] is the one module for careful file-system work
+//! that every other room uses too.
+//!
+//! This room owns the data dir's layout and nothing else: it knows no git, no hook event and no
+//! scorer, and it never reads or writes inside a repository.
 //!
 //! Layout (every directory 0700, every file 0600, nothing followed through a symlink):
 //!
@@ -17,12 +21,14 @@
 //! ("someone else is on it"), never a wait, and the kernel drops a lock when its holder dies,
 //! so a crash never leaves a stale lock behind.
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Write};
+pub mod fs;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::digest::hex_sha256;
+use fs::{Durability, FsError};
+pub use fs::{Lock, remove_entry, try_lock};
 
 /// Name of the ownership marker at the store's root.
 pub const MARKER: &str = ".jev-preflight-store";
@@ -48,8 +54,8 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{} is unsafe: {why}", .path.display())]
-    Unsafe { path: PathBuf, why: String },
+    #[error("{} is unsafe: it {why}", .path.display())]
+    Unsafe { path: PathBuf, why: &'static str },
     #[error("{} holds files jev-preflight did not create (no `{MARKER}` marker)", .path.display())]
     Foreign { path: PathBuf },
     #[error("{}: {detail}", .path.display())]
@@ -58,182 +64,22 @@ pub enum StoreError {
     Busy { path: PathBuf },
 }
 
-impl StoreError {
-    /// The fail-open class.
-    pub fn class(&self) -> &'static str {
-        match self {
-            StoreError::Io { .. } => "store_io",
-            StoreError::Unsafe { .. } => "store_unsafe",
-            StoreError::Foreign { .. } => "store_foreign",
-            StoreError::Corrupt { .. } => "state_corrupt",
-            StoreError::Busy { .. } => "store_busy",
+impl From<FsError> for StoreError {
+    fn from(e: FsError) -> StoreError {
+        match e {
+            FsError::Io { path, source } => StoreError::Io { path, source },
+            FsError::Unsafe { path, why } => StoreError::Unsafe { path, why },
+            FsError::TooLarge { path, max } => StoreError::Corrupt {
+                path,
+                detail: format!("larger than {max} bytes"),
+            },
         }
     }
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| {
-        if source.raw_os_error() == Some(libc_eloop()) {
-            StoreError::Unsafe {
-                path: path.to_owned(),
-                why: "is a symbolic link".into(),
-            }
-        } else {
-            StoreError::Io {
-                path: path.to_owned(),
-                source,
-            }
-        }
-    }
-}
-
-#[cfg(unix)]
-fn libc_eloop() -> i32 {
-    libc::ELOOP
-}
-#[cfg(not(unix))]
-fn libc_eloop() -> i32 {
-    -1
 }
 
 /// A short, stable directory name for an id.
 pub fn key(kind: &str, id: &str) -> String {
     hex_sha256(format!("{kind}\0{id}").as_bytes())[..32].to_owned()
-}
-
-fn open_options() -> OpenOptions {
-    let mut o = OpenOptions::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .mode(0o600);
-    }
-    o
-}
-
-#[cfg(unix)]
-fn our_uid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
-}
-
-/// Makes `path` a private directory of ours, or proves it already is one.
-pub fn ensure_dir(path: &Path) -> Result<(), StoreError> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) => check_dir(path, &meta),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut b = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::DirBuilderExt;
-                b.mode(0o700);
-            }
-            match b.create(path) {
-                Ok(()) => Ok(()),
-                // Another hook process created it between our look and our create.
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let meta = std::fs::symlink_metadata(path).map_err(io_err(path))?;
-                    check_dir(path, &meta)
-                }
-                Err(e) => Err(io_err(path)(e)),
-            }
-        }
-        Err(e) => Err(io_err(path)(e)),
-    }
-}
-
-fn check_dir(path: &Path, meta: &std::fs::Metadata) -> Result<(), StoreError> {
-    let unsafe_ = |why: &str| StoreError::Unsafe {
-        path: path.to_owned(),
-        why: why.into(),
-    };
-    if meta.file_type().is_symlink() {
-        return Err(unsafe_("is a symbolic link"));
-    }
-    if !meta.is_dir() {
-        return Err(unsafe_("is not a directory"));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        if meta.uid() != our_uid() {
-            return Err(unsafe_("is owned by another user"));
-        }
-        if meta.mode() & 0o077 != 0 {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
-                .map_err(io_err(path))?;
-        }
-    }
-    Ok(())
-}
-
-/// Reads a regular file without following symlinks; `Ok(None)` when absent.
-pub fn read_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
-    let file = match open_options().read(true).open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    let meta = file.metadata().map_err(io_err(path))?;
-    if !meta.is_file() {
-        return Err(StoreError::Unsafe {
-            path: path.to_owned(),
-            why: "is not a regular file".into(),
-        });
-    }
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err(path))?;
-    if bytes.len() as u64 > max {
-        return Err(StoreError::Corrupt {
-            path: path.to_owned(),
-            detail: format!("larger than {max} bytes"),
-        });
-    }
-    Ok(Some(bytes))
-}
-
-/// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, renamed.
-/// For what must survive a crash: the state that gates continuations.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    write_replacing(path, bytes, true)
-}
-
-/// Like [`write_atomic`] without the sync: readers see the old or the new content, never a
-/// mix, but a power loss may lose the write. For what is worth nothing after a crash, or is
-/// only a hint: the decision log, the notice ledger, time stamps, a baseline whose content
-/// objects are not synced either.
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    write_replacing(path, bytes, false)
-}
-
-fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> Result<(), StoreError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let tmp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = open_options()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(io_err(&tmp))?;
-        f.write_all(bytes).map_err(io_err(&tmp))?;
-        if sync {
-            f.sync_data().map_err(io_err(&tmp))?;
-        }
-        // A symlink planted at `path` is replaced, never followed: rename swaps the entry.
-        std::fs::rename(&tmp, path).map_err(io_err(path))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// Whether `path` exists and was modified less than `age` ago.
@@ -245,44 +91,23 @@ fn fresh(path: &Path, age: Duration) -> bool {
         .is_some_and(|elapsed| elapsed < age)
 }
 
-/// Removes a file or a directory tree; symlinks are removed, never followed. Absent is fine.
-pub fn remove_entry(path: &Path) -> Result<(), StoreError> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    let r = if meta.is_dir() {
-        std::fs::remove_dir_all(path)
-    } else {
-        std::fs::remove_file(path)
-    };
-    match r {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err(path)(e)),
-        _ => Ok(()),
-    }
+fn read_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+    Ok(fs::read_file(path, max)?)
 }
 
-/// A held non-waiting lock; released on drop or when the process dies.
-#[derive(Debug)]
-pub struct Lock {
-    _file: File,
+/// Writes the state that gates a continuation: it must survive a crash.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    Ok(fs::write_atomic(path, bytes, Durability::Synced, None)?)
 }
 
-/// Takes the lock file at `path` without waiting: `Ok(None)` when someone else holds it.
-pub fn try_lock(path: &Path) -> Result<Option<Lock>, StoreError> {
-    let file = open_options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(io_err(path))?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(Lock { _file: file })),
-        Err(TryLockError::WouldBlock) => Ok(None),
-        Err(TryLockError::Error(e)) => Err(io_err(path)(e)),
-    }
+/// Writes what is worth nothing after a crash, or is only a hint (the decision log, the
+/// notice ledger, time stamps, a baseline whose content objects are not synced either).
+fn write_unsynced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    Ok(fs::write_atomic(path, bytes, Durability::Unsynced, None)?)
+}
+
+fn ensure_dir(path: &Path) -> Result<(), StoreError> {
+    Ok(fs::ensure_private_dir(path)?)
 }
 
 /// The store root.
@@ -298,14 +123,18 @@ impl Store {
             && !parent.as_os_str().is_empty()
             && std::fs::symlink_metadata(parent).is_err()
         {
-            std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+            std::fs::create_dir_all(parent)
+                .map_err(fs::io_error(parent))
+                .map_err(StoreError::from)?;
         }
         ensure_dir(root)?;
         let marker = root.join(MARKER);
         match read_file(&marker, 4096)? {
             Some(_) => {}
             None => {
-                let mut entries = std::fs::read_dir(root).map_err(io_err(root))?;
+                let mut entries = std::fs::read_dir(root)
+                    .map_err(fs::io_error(root))
+                    .map_err(StoreError::from)?;
                 if entries.any(|e| {
                     e.map(|e| {
                         !e.file_name()
@@ -318,7 +147,7 @@ impl Store {
                         path: root.to_owned(),
                     });
                 }
-                write_atomic(&marker, MARKER_TEXT.as_bytes())?;
+                write_synced(&marker, MARKER_TEXT.as_bytes())?;
             }
         }
         Ok(Store {
@@ -350,7 +179,7 @@ impl Store {
         // older than `STAMP_REFRESH`, not on every prompt.
         let used = dir.join("used");
         if !fresh(&used, STAMP_REFRESH) {
-            write_atomic_unsynced(&used, b"")?;
+            write_unsynced(&used, b"")?;
         }
         let trees = dir.join("trees");
         ensure_dir(&trees)?;
@@ -385,7 +214,7 @@ impl Store {
         let stale_temp = |path: &Path| {
             path.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.') && n.ends_with(".tmp"))
+                .is_some_and(|n| n.starts_with('.') && n.ends_with(fs::TEMP_SUFFIX))
                 && old(path, STALE_TEMP_AGE)
         };
         for temp in entries(&self.root).into_iter().filter(|p| stale_temp(p)) {
@@ -447,7 +276,7 @@ impl Store {
         if !due {
             return 0;
         }
-        let _ = write_atomic_unsynced(&stamp, b"");
+        let _ = write_unsynced(&stamp, b"");
         self.sweep(now, budget)
     }
 
@@ -469,7 +298,7 @@ impl Store {
         let mut out = lines[skip..].join("\n");
         out.push('\n');
         // A lost log line after a power loss costs nothing; a sync on every event does.
-        write_atomic_unsynced(&path, out.as_bytes())
+        write_unsynced(&path, out.as_bytes())
     }
 
     /// The decisions in the log, oldest first (for `status`).
@@ -530,7 +359,7 @@ impl SessionStore {
     pub fn next_seq(&self) -> Result<u64, StoreError> {
         let _lock = self.lock()?;
         let next = self.read_seq()? + 1;
-        write_atomic(&self.dir.join("seq"), next.to_string().as_bytes())?;
+        write_synced(&self.dir.join("seq"), next.to_string().as_bytes())?;
         Ok(next)
     }
 
@@ -551,7 +380,7 @@ impl SessionStore {
         let mut out = text.into_owned();
         out.push_str(class);
         out.push('\n');
-        write_atomic_unsynced(&path, out.as_bytes())?;
+        write_unsynced(&path, out.as_bytes())?;
         Ok(true)
     }
 
@@ -623,10 +452,10 @@ impl PromptStore {
     pub fn lock_existing(&self) -> Result<Option<Lock>, StoreError> {
         match std::fs::symlink_metadata(&self.dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_err(&self.dir)(e)),
-            Ok(meta) => check_dir(&self.dir, &meta)?,
+            Err(e) => return Err(fs::io_error(&self.dir)(e).into()),
+            Ok(_) => fs::check_private_dir(&self.dir)?,
         }
-        try_lock(&self.dir.join("lock"))
+        Ok(try_lock(&self.dir.join("lock"))?)
     }
 
     /// Reads the state strictly; `Ok(None)` when there is none.
@@ -648,10 +477,10 @@ impl PromptStore {
             path: self.dir.join("state.json"),
             detail: e.to_string(),
         })?;
-        write_atomic(&self.dir.join("state.json"), &bytes)
+        write_synced(&self.dir.join("state.json"), &bytes)
     }
 
-    /// Writes the state without syncing it (see [`write_atomic_unsynced`]): for states whose
+    /// Writes the state without syncing it ([`Durability::Unsynced`]): for states whose
     /// loss in a power cut gates nothing — a baseline (its content objects are not synced
     /// either; a lost one means the Stop fails open) and a finished prompt's tombstone.
     pub fn write_state_unsynced<T: serde::Serialize>(&self, state: &T) -> Result<(), StoreError> {
@@ -659,18 +488,19 @@ impl PromptStore {
             path: self.dir.join("state.json"),
             detail: e.to_string(),
         })?;
-        write_atomic_unsynced(&self.dir.join("state.json"), &bytes)
+        write_unsynced(&self.dir.join("state.json"), &bytes)
     }
 
     /// Removes the whole prompt dir.
     pub fn remove(&self) -> Result<(), StoreError> {
-        remove_entry(&self.dir)
+        Ok(remove_entry(&self.dir)?)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::failure::Class;
 
     #[cfg(unix)]
     fn mode(path: &Path) -> u32 {
@@ -737,7 +567,7 @@ mod tests {
         std::fs::write(&target, "{}").unwrap();
         std::os::unix::fs::symlink(&target, prompt.dir().join("state.json")).unwrap();
         let err = prompt.read_state::<serde_json::Value>().unwrap_err();
-        assert_eq!(err.class(), "store_unsafe", "{err}");
+        assert_eq!(Class::from(&err), "store_unsafe", "{err}");
         // Writing replaces the link; the target is untouched.
         prompt.write_state(&serde_json::json!({"b": 2})).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "{}");
@@ -745,7 +575,7 @@ mod tests {
         let other = store.session("t");
         std::fs::create_dir_all(other.dir().parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(tmp.path(), other.dir()).unwrap();
-        assert_eq!(other.ensure().unwrap_err().class(), "store_unsafe");
+        assert_eq!(Class::from(&other.ensure().unwrap_err()), "store_unsafe");
     }
 
     #[test]
@@ -827,7 +657,7 @@ mod tests {
         let trees = store.repo_cache(Path::new("/some/repo/.git")).unwrap();
         let used = trees.parent().unwrap().join("used");
         let old = SystemTime::now() - STAMP_REFRESH * 2;
-        File::options()
+        std::fs::File::options()
             .write(true)
             .open(&used)
             .unwrap()

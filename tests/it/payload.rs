@@ -122,7 +122,8 @@ fn binary_and_oversized_changes_are_metadata_only() {
          # status: renamed\n# binary file, content not included\n"
     );
     assert!(!p.json.contains("GIT binary patch"));
-    assert_eq!(p.files, ["data/dump.csv", "img/new.bin"]);
+    // A rename names both paths.
+    assert_eq!(p.files, ["data/dump.csv", "img/new.bin", "img/old.bin"]);
 }
 
 #[test]

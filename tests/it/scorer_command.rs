@@ -2,6 +2,7 @@
 
 #![cfg(unix)]
 
+use jev_preflight::hook::failure::Class;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -101,7 +102,7 @@ fn a_script_that_hangs_is_killed_at_the_deadline() {
     let program = s.script("hang", "sleep 30");
     let start = Instant::now();
     let e = run(&argv(&program, &[]), Duration::from_millis(300)).unwrap_err();
-    assert_eq!(e.class(), "timeout");
+    assert_eq!(Class::from(&e), "timeout");
     assert!(
         start.elapsed() < Duration::from_secs(3),
         "{:?}",
@@ -114,7 +115,7 @@ fn a_script_that_never_reads_stdin_and_hangs_still_times_out() {
     let s = Scripts::new();
     let program = s.script("deaf", "exec sleep 30 < /dev/null");
     let e = run(&argv(&program, &[]), Duration::from_millis(300)).unwrap_err();
-    assert_eq!(e.class(), "timeout");
+    assert_eq!(Class::from(&e), "timeout");
 }
 
 #[test]
@@ -123,7 +124,7 @@ fn a_script_that_floods_stdout_is_cut_off() {
     let program = s.script("flood", "cat > /dev/null; yes '{\"answers\":{}}'");
     let start = Instant::now();
     let e = run(&argv(&program, &[]), BUDGET).unwrap_err();
-    assert_eq!(e.class(), "response_too_large");
+    assert_eq!(Class::from(&e), "response_too_large");
     assert!(start.elapsed() < Duration::from_secs(3));
 }
 
@@ -138,7 +139,7 @@ fn a_script_that_exits_non_zero_is_command_failed() {
         ),
     );
     let e = run(&argv(&program, &[]), BUDGET).unwrap_err();
-    assert_eq!(e.class(), "command_failed");
+    assert_eq!(Class::from(&e), "command_failed");
     let text = e.to_string();
     assert!(text.contains("status 3"), "{text}");
     assert!(text.contains("model unavailable"), "{text}");
@@ -149,13 +150,13 @@ fn a_script_killed_by_a_signal_is_command_failed() {
     let s = Scripts::new();
     let program = s.script("killed", "kill -9 $$");
     let e = run(&argv(&program, &[]), BUDGET).unwrap_err();
-    assert_eq!(e.class(), "command_failed");
+    assert_eq!(Class::from(&e), "command_failed");
 }
 
 #[test]
 fn a_missing_program_is_command_failed() {
     let e = run(&["/nonexistent/jev-preflight-scorer".to_owned()], BUDGET).unwrap_err();
-    assert_eq!(e.class(), "command_failed");
+    assert_eq!(Class::from(&e), "command_failed");
     assert!(e.to_string().contains("not found"), "{e}");
 }
 
@@ -181,7 +182,7 @@ fn output_that_breaks_the_contract_is_invalid_response() {
             &format!("cat > /dev/null; cat '{}'", file.display()),
         );
         let e = run(&argv(&program, &[]), BUDGET).unwrap_err();
-        assert_eq!(e.class(), "invalid_response", "{name}: {e}");
+        assert_eq!(Class::from(&e), "invalid_response", "{name}: {e}");
     }
 }
 
@@ -189,6 +190,6 @@ fn output_that_breaks_the_contract_is_invalid_response() {
 fn an_empty_argv_is_a_config_error() {
     for argv in [vec![], vec![String::new()]] {
         let e = CommandScorer::new(&argv, None).unwrap_err();
-        assert_eq!(e.class(), "scorer_config");
+        assert_eq!(Class::from(&e), "scorer_config");
     }
 }

@@ -1,6 +1,7 @@
 //! The `jev` backend against a real HTTP server on 127.0.0.1: the exact request, and every
 //! failure mapped to its fail-open class without the key in any text.
 
+use jev_preflight::hook::failure::Class;
 use std::time::{Duration, Instant};
 
 use jev_preflight::pipeline::axes::{AXIS_IDS, axes};
@@ -51,7 +52,7 @@ fn scorer(server: &TestServer) -> JevScorer {
 }
 
 fn assert_keyless(e: &ScoreError) {
-    let text = format!("{e} {e:?} {}", e.class());
+    let text = format!("{e} {e:?} {}", Class::from(e));
     assert!(!text.contains(KEY), "key leaked: {text}");
     assert!(!text.contains("K3Y"), "part of the key leaked: {text}");
 }
@@ -165,7 +166,7 @@ fn statuses_map_to_http_classes_without_retry() {
             Response::json(status, format!(r#"{{"error":"bad key {KEY}"}}"#)),
             BUDGET,
         );
-        assert_eq!(e.class(), format!("http_{status}"));
+        assert_eq!(Class::from(&e), format!("http_{status}"));
         assert_eq!(hits, 1, "{status} must not be retried");
     }
 }
@@ -176,7 +177,7 @@ fn redirects_are_not_followed() {
         let target = TestServer::always(Response::json(200, good_reply()));
         let location = target.url("/stolen");
         let (e, hits) = fail_with(Response::new(status).header("Location", &location), BUDGET);
-        assert_eq!(e.class(), format!("http_{status}"));
+        assert_eq!(Class::from(&e), format!("http_{status}"));
         assert_eq!(hits, 1);
         assert_eq!(target.hits(), 0, "{status} was followed");
     }
@@ -187,7 +188,7 @@ fn retryable_statuses_retry_once_then_fail() {
     for status in [429, 503, 529] {
         let start = Instant::now();
         let (e, hits) = fail_with(Response::new(status), BUDGET);
-        assert_eq!(e.class(), format!("http_{status}"));
+        assert_eq!(Class::from(&e), format!("http_{status}"));
         assert_eq!(hits, 2, "{status}: exactly one retry");
         assert!(start.elapsed() < BUDGET);
     }
@@ -231,7 +232,7 @@ fn retry_after_that_does_not_fit_is_not_waited_for() {
     for value in ["30", "Fri, 31 Dec 2100 23:59:59 GMT"] {
         let start = Instant::now();
         let (e, hits) = fail_with(Response::new(429).header("Retry-After", value), BUDGET);
-        assert_eq!(e.class(), "http_429");
+        assert_eq!(Class::from(&e), "http_429");
         assert_eq!(
             hits, 1,
             "{value}: no retry when the wait exceeds the budget"
@@ -243,7 +244,7 @@ fn retry_after_that_does_not_fit_is_not_waited_for() {
 #[test]
 fn no_retry_when_the_budget_is_nearly_spent() {
     let (e, hits) = fail_with(Response::new(529), Duration::from_millis(600));
-    assert_eq!(e.class(), "http_529");
+    assert_eq!(Class::from(&e), "http_529");
     assert_eq!(hits, 1);
 }
 
@@ -251,7 +252,7 @@ fn no_retry_when_the_budget_is_nearly_spent() {
 fn a_server_that_never_answers_times_out_within_the_budget() {
     let start = Instant::now();
     let (e, _) = fail_with(Response::Hang, Duration::from_millis(400));
-    assert_eq!(e.class(), "timeout");
+    assert_eq!(Class::from(&e), "timeout");
     assert!(
         start.elapsed() < Duration::from_millis(2500),
         "{:?}",
@@ -265,7 +266,7 @@ fn headers_after_the_budget_time_out() {
         Response::json(200, good_reply()).after(Duration::from_secs(3)),
         Duration::from_millis(400),
     );
-    assert_eq!(e.class(), "timeout");
+    assert_eq!(Class::from(&e), "timeout");
 }
 
 #[test]
@@ -280,7 +281,7 @@ fn a_slow_body_times_out_within_the_budget() {
         },
         Duration::from_millis(500),
     );
-    assert_eq!(e.class(), "timeout");
+    assert_eq!(Class::from(&e), "timeout");
     assert!(
         start.elapsed() < Duration::from_millis(2500),
         "{:?}",
@@ -299,7 +300,7 @@ fn connection_refused_is_network() {
     .unwrap();
     let e = s.score(&sample_payload(), BUDGET).unwrap_err();
     assert_keyless(&e);
-    assert_eq!(e.class(), "network");
+    assert_eq!(Class::from(&e), "network");
 }
 
 #[test]
@@ -314,7 +315,7 @@ fn broken_connections_are_network() {
     ];
     for r in cases {
         let (e, _) = fail_with(r.clone(), BUDGET);
-        assert_eq!(e.class(), "network", "{r:?}");
+        assert_eq!(Class::from(&e), "network", "{r:?}");
     }
 }
 
@@ -322,17 +323,17 @@ fn broken_connections_are_network() {
 fn oversized_bodies_are_refused_without_reading_them_all() {
     let big = format!("{}{}", good_reply(), " ".repeat(70 * 1024));
     let (e, _) = fail_with(Response::json(200, big.clone()), BUDGET);
-    assert_eq!(e.class(), "response_too_large");
+    assert_eq!(Class::from(&e), "response_too_large");
     // No Content-Length: the cap applies while reading.
     let (e, _) = fail_with(Response::json(200, big).without_length(), BUDGET);
-    assert_eq!(e.class(), "response_too_large");
+    assert_eq!(Class::from(&e), "response_too_large");
     // A 20 MiB stream is refused quickly: we stop at the cap.
     let start = Instant::now();
     let (e, _) = fail_with(
         Response::json(200, vec![b' '; 20 << 20]).without_length(),
         BUDGET,
     );
-    assert_eq!(e.class(), "response_too_large");
+    assert_eq!(Class::from(&e), "response_too_large");
     assert!(start.elapsed() < Duration::from_secs(2));
 }
 
@@ -345,7 +346,7 @@ fn a_reply_of_exactly_64_kib_is_accepted() {
     assert_eq!(s.values[1], 0.97);
     body.push(' ');
     let (e, _) = fail_with(Response::json(200, body).without_length(), BUDGET);
-    assert_eq!(e.class(), "response_too_large");
+    assert_eq!(Class::from(&e), "response_too_large");
 }
 
 /// Replies that arrive intact but break the contract.
@@ -408,7 +409,7 @@ fn invalid_replies_are_invalid_response() {
     ];
     for (name, body) in cases {
         let (e, hits) = fail_with(Response::json(200, body), BUDGET);
-        assert_eq!(e.class(), "invalid_response", "{name}: {e}");
+        assert_eq!(Class::from(&e), "invalid_response", "{name}: {e}");
         assert_eq!(hits, 1, "{name}");
     }
 }
@@ -447,7 +448,7 @@ fn a_key_echoed_by_the_server_is_scrubbed() {
         Response::json(200, format!(r#"{{"answers":"{KEY}"}}"#)),
         BUDGET,
     );
-    assert_eq!(e.class(), "invalid_response");
+    assert_eq!(Class::from(&e), "invalid_response");
 }
 
 #[test]
@@ -458,7 +459,7 @@ fn plain_http_is_refused_off_loopback() {
         ApiKey::new(KEY).unwrap(),
     )
     .unwrap_err();
-    assert_eq!(e.class(), "scorer_config");
+    assert_eq!(Class::from(&e), "scorer_config");
     assert_keyless(&e);
 }
 
@@ -468,7 +469,7 @@ fn a_payload_that_is_not_json_is_never_sent() {
     let mut p = sample_payload();
     p.json.push('}');
     let e = scorer(&server).score(&p, BUDGET).unwrap_err();
-    assert_eq!(e.class(), "scorer_config");
+    assert_eq!(Class::from(&e), "scorer_config");
     assert_eq!(server.hits(), 0);
 }
 
@@ -482,7 +483,7 @@ fn a_key_with_forbidden_characters_is_a_config_error_without_the_key() {
     )
     .unwrap();
     let e = s.score(&sample_payload(), BUDGET).unwrap_err();
-    assert_eq!(e.class(), "scorer_config");
+    assert_eq!(Class::from(&e), "scorer_config");
     assert_keyless(&e);
     assert_eq!(server.hits(), 0);
 }
@@ -499,7 +500,7 @@ fn https_goes_through_tls_and_fails_closed_against_plain_http() {
     .unwrap();
     let e = s.score(&sample_payload(), BUDGET).unwrap_err();
     assert_keyless(&e);
-    assert_eq!(e.class(), "network", "{e}");
+    assert_eq!(Class::from(&e), "network", "{e}");
     assert!(
         server.requests().is_empty(),
         "a request was read in clear text"

@@ -1,6 +1,7 @@
 //! The `openai` backend against loopback servers: one that returns log probabilities, one that
 //! does not (and is asked again for a JSON answer).
 
+use jev_preflight::hook::failure::Class;
 use std::time::{Duration, Instant};
 
 use jev_preflight::pipeline::axes::{AXIS_IDS, axes};
@@ -183,7 +184,7 @@ fn a_fallback_answer_that_is_not_strict_json_is_invalid() {
     let e = scorer(&server, Some(KEY))
         .score(&sample_payload(), Duration::from_secs(5))
         .unwrap_err();
-    assert_eq!(e.class(), "invalid_response");
+    assert_eq!(Class::from(&e), "invalid_response");
     assert_keyless(&e);
 }
 
@@ -204,7 +205,7 @@ fn one_failing_axis_fails_the_whole_score() {
     let e = scorer(&server, Some(KEY))
         .score(&sample_payload(), Duration::from_secs(5))
         .unwrap_err();
-    assert_eq!(e.class(), "http_500");
+    assert_eq!(Class::from(&e), "http_500");
     assert_keyless(&e);
 }
 
@@ -228,7 +229,7 @@ fn statuses_and_garbage_map_to_classes() {
         let e = scorer(&server, Some(KEY))
             .score(&sample_payload(), Duration::from_secs(5))
             .unwrap_err();
-        assert_eq!(e.class(), class);
+        assert_eq!(Class::from(&e), class);
         assert_keyless(&e);
     }
 }
@@ -240,7 +241,7 @@ fn a_silent_server_times_out_within_the_budget() {
     let e = scorer(&server, Some(KEY))
         .score(&sample_payload(), Duration::from_millis(400))
         .unwrap_err();
-    assert_eq!(e.class(), "timeout");
+    assert_eq!(Class::from(&e), "timeout");
     assert!(
         start.elapsed() < Duration::from_millis(2500),
         "{:?}",
@@ -252,11 +253,11 @@ fn a_silent_server_times_out_within_the_budget() {
 fn configuration_errors() {
     // The public endpoint needs a key; a model is always needed.
     let e = OpenAiScorer::new(None, Some("gpt-4o-mini"), None).unwrap_err();
-    assert_eq!(e.class(), "missing_key");
+    assert_eq!(Class::from(&e), "missing_key");
     let e = OpenAiScorer::new(Some("http://127.0.0.1:8080/v1"), None, None).unwrap_err();
-    assert_eq!(e.class(), "scorer_config");
+    assert_eq!(Class::from(&e), "scorer_config");
     let e = OpenAiScorer::new(Some("file:///etc/passwd"), Some("m"), None).unwrap_err();
-    assert_eq!(e.class(), "scorer_config");
+    assert_eq!(Class::from(&e), "scorer_config");
     // A trailing slash on the base URL is fine.
     let server = TestServer::start(|req, _| Response::json(200, logprob_reply(axis_of(req))));
     OpenAiScorer::new(Some(&server.url("/v1/")), Some("m"), None)

@@ -2,6 +2,7 @@
 //! `GIT_*` variables, read a huge untracked file, outlive its deadline or flood its caller.
 #![cfg(unix)]
 
+use jev_preflight::hook::failure::Class;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use jev_preflight::git::diff::{self, Status};
 use jev_preflight::git::snapshot::{self, PrivateStore, SnapshotOptions};
 use jev_preflight::git::{self, Discovery, Git};
 
-use crate::snapshot::{Store, found, run_turn};
+use crate::snapshot_zero_writes::{Store, found, run_turn};
 use crate::support::TestRepo;
 
 fn write_exec(path: &Path, body: &str) {
@@ -254,7 +255,7 @@ fn a_slow_git_is_killed_and_reaped() {
     let git = Git::new(fake).with_deadline(Duration::from_millis(300));
     let start = std::time::Instant::now();
     let err = git.run_args(dir.path(), ["status"]).unwrap_err();
-    assert_eq!(err.class(), "git_timeout", "{err}");
+    assert_eq!(Class::from(&err), "git_timeout", "{err}");
     assert!(start.elapsed() < Duration::from_secs(5));
     let pid = std::fs::read_to_string(&pid_file).unwrap();
     // Reaped: no zombie left in the process table.
@@ -273,7 +274,7 @@ fn output_over_the_cap_is_too_large() {
     let err = git
         .run_args(r.path(), ["cat-file", "-p", "HEAD:big.txt"])
         .unwrap_err();
-    assert_eq!(err.class(), "git_output_too_large", "{err}");
+    assert_eq!(Class::from(&err), "git_output_too_large", "{err}");
 }
 
 #[test]
@@ -281,7 +282,7 @@ fn a_missing_git_is_a_typed_error() {
     let dir = tempfile::tempdir().unwrap();
     let git = Git::new("/nonexistent/jev-no-git".into());
     let err = git::discover(&git, dir.path()).unwrap_err();
-    assert_eq!(err.class(), "git_missing");
+    assert_eq!(Class::from(&err), "git_missing");
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub mod render;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::config::{self, ConfigError, Frozen, HostEnv};
 use crate::git::diff::{self, Change};
@@ -28,6 +28,7 @@ use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
 use crate::pipeline::payload::{Outcome, SkipReason};
 use crate::pipeline::select::{Attributes, SelectError, Selector};
 use crate::scorer::{self, ScoreError, ScorerKind};
+use crate::state::fs::{FsError, PrivateTempDir, read_capped};
 
 /// Time a scorer may take for one `eval`.
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);
@@ -146,11 +147,8 @@ pub enum EvalError {
         scorer: &'static str,
         source: ScoreError,
     },
-    #[error("could not prepare a private snapshot dir {}: {source}", .path.display())]
-    Temp {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error("could not prepare a private snapshot dir: {0}")]
+    Temp(#[from] FsError),
 }
 
 impl EvalError {
@@ -166,16 +164,16 @@ impl EvalError {
             EvalError::PatchTooLarge { .. } => "score a smaller range or a part of the patch".into(),
             EvalError::NotADiff { .. } => "pass the output of `git diff`, `git format-patch` or `diff -u`".into(),
             EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight doctor` checks every config), or see `jev-preflight init` for a valid starter".into(),
-            EvalError::Config(ConfigError::Io { .. }) => "check that the file is a readable regular file".into(),
+            EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular file".into(),
             EvalError::Exclude(_) => "fix the glob in `.jev-preflight.json`".into(),
             EvalError::Git(_) => "run `jev-preflight doctor` to check git and the repository".into(),
-            EvalError::Score { source: ScoreError::MissingKey, scorer } => match *scorer {
+            EvalError::Score { source: ScoreError::MissingKey { scorer }, .. } => match *scorer {
                 "openai" => "set `OPENAI_API_KEY` (or the variable `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`".into(),
                 _ => "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option), or use `--scorer local`, which needs no key".into(),
             },
-            EvalError::Score { source: ScoreError::Config(_), .. } => "check the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables (`jev-preflight doctor` shows them)".into(),
+            EvalError::Score { source: ScoreError::Config { .. }, .. } => "check the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables (`jev-preflight doctor` shows them)".into(),
             EvalError::Score { .. } => "try again, or use `--scorer local`, which runs offline".into(),
-            EvalError::Temp { .. } => "check that the temp dir (`TMPDIR`) is writable".into(),
+            EvalError::Temp(_) => "check that the temp dir (`TMPDIR`) is writable".into(),
         })
     }
 }
@@ -243,40 +241,6 @@ impl Report {
     }
 }
 
-/// A private dir removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(env: &HostEnv) -> Result<TempDir, EvalError> {
-        let nanos = env
-            .now
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let path =
-            std::env::temp_dir().join(format!("jev-preflight-eval-{}-{nanos}", std::process::id()));
-        let mut b = std::fs::DirBuilder::new();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            b.mode(0o700);
-        }
-        b.create(&path).map_err(|source| EvalError::Temp {
-            path: path.clone(),
-            source,
-        })?;
-        // A symlinked temp dir (macOS `/var` → `/private/var`) must not look like an escape.
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        Ok(TempDir(path))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs one evaluation from `cwd`; `stdin` supplies `--patch -`.
 pub fn run(
     env: &HostEnv,
@@ -316,7 +280,7 @@ pub fn run(
         (Source::Patch(path), _) => read_patch(path.as_deref(), stdin)?,
         (Source::WorkingTree { base }, Some(repo)) => {
             let base_tree = tree_of(&git, repo, base)?;
-            working_tree_changes(env, &git, repo, &base_tree, &frozen)?
+            working_tree_changes(&git, repo, &base_tree, &frozen)?
         }
         (
             Source::Range {
@@ -417,29 +381,18 @@ fn read_patch(path: Option<&Path>, stdin: &mut dyn Read) -> Result<Vec<Change>, 
         what: what.clone(),
         source,
     };
-    let mut bytes = Vec::new();
-    match path {
+    let bytes = match path {
         Some(p) => {
             let meta = std::fs::metadata(p).map_err(read_err)?;
             if meta.is_dir() {
                 return Err(read_err(std::io::Error::other("it is a directory")));
             }
-            std::fs::File::open(p)
-                .map_err(read_err)?
-                .take(MAX_PATCH_BYTES + 1)
-                .read_to_end(&mut bytes)
-                .map_err(read_err)?;
+            read_capped(std::fs::File::open(p).map_err(read_err)?, MAX_PATCH_BYTES)
         }
-        None => {
-            stdin
-                .take(MAX_PATCH_BYTES + 1)
-                .read_to_end(&mut bytes)
-                .map_err(read_err)?;
-        }
+        None => read_capped(stdin, MAX_PATCH_BYTES),
     }
-    if bytes.len() as u64 > MAX_PATCH_BYTES {
-        return Err(EvalError::PatchTooLarge { what });
-    }
+    .map_err(read_err)?
+    .ok_or(EvalError::PatchTooLarge { what: what.clone() })?;
     crate::git::diff::patch::parse(&bytes).map_err(|source| EvalError::NotADiff { what, source })
 }
 
@@ -508,16 +461,15 @@ fn merge_base_of(git: &Git, repo: &Repo, a: &str, b: &str) -> Option<String> {
 /// with the working tree (content into private objects), diffed against the real tree, then
 /// removed. No tree is written: there is no tree cache to fill for a one-off.
 fn working_tree_changes(
-    env: &HostEnv,
     git: &Git,
     repo: &Repo,
     base_tree: &str,
     frozen: &Frozen,
 ) -> Result<Vec<Change>, EvalError> {
-    let temp = TempDir::new(env)?;
+    let temp = PrivateTempDir::new("jev-preflight-eval")?;
     let store = PrivateStore {
-        prompt: temp.0.join("prompt"),
-        tree_cache: temp.0.join("trees"),
+        prompt: temp.path().join("prompt"),
+        tree_cache: temp.path().join("trees"),
     };
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use super::PrivateStore;
 use crate::git::{GitError, Repo};
+use crate::state;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GitError + '_ {
     move |source| GitError::Io {
@@ -87,56 +88,19 @@ fn leaf_dir(path: &Path) -> Result<PathBuf, GitError> {
 }
 
 fn make_private_dir(path: &Path) -> Result<(), GitError> {
-    let mut builder = fs::DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    match builder.create(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(io(path)(e)),
-    }
+    Ok(state::fs::create_private_dir(path)?)
 }
 
-/// Refuses a symlinked or foreign leaf and tightens its mode to 0700.
+/// Refuses a symlinked or foreign leaf, tightens its mode to 0700, and canonicalizes it.
 fn check_leaf(path: &Path) -> Result<PathBuf, GitError> {
-    let meta = fs::symlink_metadata(path).map_err(io(path))?;
-    if meta.file_type().is_symlink() {
-        return Err(unsafe_store(path, "it is a symbolic link"));
-    }
-    if !meta.is_dir() {
-        return Err(unsafe_store(path, "it is not a directory"));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
-        if meta.uid() != me {
-            return Err(unsafe_store(path, "it is owned by another user"));
-        }
-        if meta.mode() & 0o077 != 0 {
-            fs::set_permissions(path, fs::Permissions::from_mode(0o700)).map_err(io(path))?;
-        }
-    }
+    state::fs::check_private_dir(path)?;
     fs::canonicalize(path).map_err(io(path))
 }
 
-/// Removes the prompt's private directory and everything in it; a missing one is fine.
+/// Removes the prompt's private directory and everything in it (a symlink planted at the
+/// leaf is removed, never followed); a missing one is fine.
 pub(crate) fn remove_prompt(prompt: &Path) -> Result<(), GitError> {
-    match fs::symlink_metadata(prompt) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(prompt)(e)),
-        // Never follow a symlink planted at the leaf: remove the link itself.
-        Ok(meta) if !meta.is_dir() => return fs::remove_file(prompt).map_err(io(prompt)),
-        Ok(_) => {}
-    }
-    match fs::remove_dir_all(prompt) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(prompt)(e)),
-        _ => Ok(()),
-    }
+    Ok(state::fs::remove_entry(prompt)?)
 }
 
 /// What a sweep of the tree cache found and removed.

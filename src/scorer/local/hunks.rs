@@ -1,6 +1,8 @@
 //! The unified diff as the local scorer reads it: files, hunks, and changed lines with their
 //! line numbers, plus each file's language and role (source, test, config, …).
 
+use crate::pipeline::paths::is_test_path;
+
 /// The programming language of a file, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -278,19 +280,7 @@ pub fn role_of(path: &str) -> Role {
     {
         return Role::Docs;
     }
-    let stem = name.split('.').next().unwrap_or(name);
-    if dirs.iter().any(|d| {
-        matches!(
-            *d,
-            "test" | "tests" | "spec" | "specs" | "__tests__" | "testdata" | "e2e"
-        )
-    }) || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_spec")
-        || name.contains(".test.")
-        || name.contains(".spec.")
-        || (ext == "java" && (stem.ends_with("test") || stem.ends_with("tests")))
-    {
+    if is_test_path(path) {
         return Role::Test;
     }
     if matches!(

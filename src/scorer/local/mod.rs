@@ -31,7 +31,7 @@
 //! regex engine's own prefilter). `cargo bench --bench local_startup` measures it.
 //!
 //! The weights come from the vulnerability and defect classes each rule names, then were
-//! checked against the labeled set in `testdata/eval/` (see [`crate::eval_set`]). They are a
+//! checked against the labeled set in `testdata/eval/` (`benches/support/eval_set.rs`). They are a
 //! priority signal, not a calibrated defect probability.
 
 mod hunks;
