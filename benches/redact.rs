@@ -165,7 +165,11 @@ fn real_code_check() {
         files.len(),
         bytes as f64 / 1e6,
         start.elapsed(),
-        if markers.is_empty() { "none".into() } else { markers.join(" ") }
+        if markers.is_empty() {
+            "none".into()
+        } else {
+            markers.join(" ")
+        }
     );
     let show = std::env::var("JEV_REAL_CODE_SHOW")
         .ok()

@@ -261,9 +261,7 @@ mod tests {
         });
         let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
         assert!(
-            text.contains(
-                "2 file(s), 3 secret(s) redacted (aws-access-key 1, generic-secret 2)"
-            ),
+            text.contains("2 file(s), 3 secret(s) redacted (aws-access-key 1, generic-secret 2)"),
             "{text}"
         );
         // A log written before the per-type counts still reads.

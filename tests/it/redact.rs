@@ -376,7 +376,10 @@ fn family_lookalikes_stay_byte_identical() {
     for c in &changed {
         println!("altered {c}");
     }
-    assert!(share <= 1.0, "{share:.2}% of family look-alikes altered > 1%");
+    assert!(
+        share <= 1.0,
+        "{share:.2}% of family look-alikes altered > 1%"
+    );
 }
 
 /// The Stop's decision log counts redactions per marker, and `status` shows them per type;
@@ -462,7 +465,10 @@ fn held_out_configs() {
     for c in &changed {
         println!("altered {c}");
     }
-    assert!(recall >= CONFIGS_FLOOR, "recall {recall:.2}% < {CONFIGS_FLOOR}%");
+    assert!(
+        recall >= CONFIGS_FLOOR,
+        "recall {recall:.2}% < {CONFIGS_FLOOR}%"
+    );
     assert!(
         share <= CONFIGS_CEILING,
         "{share:.2}% look-alikes altered > {CONFIGS_CEILING}%"

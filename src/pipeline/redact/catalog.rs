@@ -129,7 +129,9 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "aws-bedrock-api-key",
         &["absk", "bedrock-api-key-"],
-        tok!(r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&_.-]*"),
+        tok!(
+            r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&_.-]*"
+        ),
     ),
     // Amazon MWS auth tokens and AppSync API keys (Nosey Parker `np.aws.5`, `np.aws.8`).
     exact(
@@ -815,8 +817,24 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "password-hash",
         &[
-            "$1$", "$apr1$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$7$", "$8$", "$9$",
-            "$y$", "$argon2", "$krb5", "pbkdf2_sha", "scram-sha-", "{ssha", "{sha",
+            "$1$",
+            "$apr1$",
+            "$2a$",
+            "$2b$",
+            "$2x$",
+            "$2y$",
+            "$5$",
+            "$6$",
+            "$7$",
+            "$8$",
+            "$9$",
+            "$y$",
+            "$argon2",
+            "$krb5",
+            "pbkdf2_sha",
+            "scram-sha-",
+            "{ssha",
+            "{sha",
         ],
         concat!(
             r"(?:^|[^A-Za-z0-9./$])(?P<s>",
@@ -836,7 +854,11 @@ pub(crate) static RULES: &[Rule] = &[
         ),
     ),
     // PostgreSQL's `md5` verifier and MySQL's `mysql_native_password` hash, quoted.
-    exact("password-hash", &["'md5", "\"md5"], r#"['"](?P<s>md5[0-9a-f]{32})['"]"#),
+    exact(
+        "password-hash",
+        &["'md5", "\"md5"],
+        r#"['"](?P<s>md5[0-9a-f]{32})['"]"#,
+    ),
     exact(
         "password-hash",
         &["identified", "authentication_string", "native_password"],
@@ -865,7 +887,11 @@ pub(crate) static RULES: &[Rule] = &[
         &["squarespace"],
         tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
     ),
-    exact("sonar-token", &["squ_", "sqp_", "sqa_"], tok!(r"sq[upa]_[a-f0-9]{40}")),
+    exact(
+        "sonar-token",
+        &["squ_", "sqp_", "sqa_"],
+        tok!(r"sq[upa]_[a-f0-9]{40}"),
+    ),
     near(
         "airtable-token",
         &["airtable"],
@@ -879,7 +905,11 @@ pub(crate) static RULES: &[Rule] = &[
         tok!(r"(?i:dnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52})"),
     ),
     near("etsy-token", &["etsy"], tok!(r"[A-Za-z0-9]{24}")),
-    near("looker-secret", &["looker"], tok!(r"[A-Za-z0-9]{20}|[A-Za-z0-9]{24}")),
+    near(
+        "looker-secret",
+        &["looker"],
+        tok!(r"[A-Za-z0-9]{20}|[A-Za-z0-9]{24}"),
+    ),
     near(
         "sumologic-key",
         &["sumo"],

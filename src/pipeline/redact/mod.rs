@@ -513,7 +513,9 @@ impl Redactor {
             // `NAME=` (`AWS_BEARER_TOKEN=…` is one run of token bytes).
             let mut start = run_start;
             if let Some(eq) = line[run_start..at].iter().position(|&b| b == b'=')
-                && line.get(run_start + eq + 1).is_some_and(u8::is_ascii_alphanumeric)
+                && line
+                    .get(run_start + eq + 1)
+                    .is_some_and(u8::is_ascii_alphanumeric)
             {
                 // The name may carry the diff's `+`; a random name is a token, not a name.
                 let name = line[run_start..run_start + eq].trim_ascii_start();
@@ -1201,7 +1203,10 @@ fn looks_like_path(v: &[u8]) -> bool {
         || lower.starts_with(b"./")
         || lower.starts_with(b"../")
         || lower.starts_with(b"~/")
-        || (v.len() > 2 && v[0].is_ascii_alphabetic() && v[1] == b':' && matches!(v[2], b'\\' | b'/'));
+        || (v.len() > 2
+            && v[0].is_ascii_alphabetic()
+            && v[1] == b':'
+            && matches!(v[2], b'\\' | b'/'));
     // `certs/end.key`, `SOFTWARE\\Microsoft\\VisualStudio`: separated names, the last with
     // an extension, or names only.
     let separators = v.iter().filter(|&&b| b == b'/' || b == b'\\').count();
@@ -1218,8 +1223,7 @@ fn looks_like_path(v: &[u8]) -> bool {
     (rooted || relative)
         && !v.contains(&b'+')
         && !v.ends_with(b"=")
-        && v
-            .split(|b| matches!(b, b'/' | b'\\'))
+        && v.split(|b| matches!(b, b'/' | b'\\'))
             .all(|segment| segment.len() < 20 || !random_segment(segment))
 }
 
@@ -1234,7 +1238,12 @@ fn segment_reads_as_word(segment: &[u8]) -> bool {
             if part.len() <= 3 {
                 return true;
             }
-            let vowel = |b: &u8| matches!(b.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+            let vowel = |b: &u8| {
+                matches!(
+                    b.to_ascii_lowercase(),
+                    b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+                )
+            };
             let mut run = 0;
             let mut longest = 0;
             for b in part {
@@ -1256,7 +1265,8 @@ fn segments_read_as_words(v: &[u8]) -> bool {
 /// Whether a name (`NAME` of `NAME=value`) is an identifier: a letter or `_`, then letters,
 /// digits, `_`, `.` or `-`.
 fn is_name(v: &[u8]) -> bool {
-    v.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+    v.first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         && v.iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
@@ -1273,15 +1283,16 @@ fn url_password(user: &[u8], password: &[u8]) -> bool {
 /// one (`Server=`, `User ID=`, `jdbc:`, …), and the value must not be a placeholder.
 fn connection_password(line: &[u8], value: &[u8]) -> bool {
     let lower = line.to_ascii_lowercase();
-    let context = CONNECTION_KEYS
-        .iter()
-        .any(|k| find(&lower, k).is_some());
+    let context = CONNECTION_KEYS.iter().any(|k| find(&lower, k).is_some());
     context
         && value.len() >= 3
         && !is_placeholder(value)
         && !is_identifier_words(value)
         && !value.contains(&b'+')
-        && !matches!(value.first(), Some(b'$' | b'{' | b'%' | b'"' | b'\'' | b'(' | b'['))
+        && !matches!(
+            value.first(),
+            Some(b'$' | b'{' | b'%' | b'"' | b'\'' | b'(' | b'[')
+        )
 }
 
 /// Keys that make a line a connection string (ADO.NET, ODBC, JDBC, libpq, Azure).
@@ -1830,12 +1841,15 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
     // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`, each
     // part an identifier (`OGi1iQ.L8!ljqg` is not one).
     let part_is_identifier = |part: &[u8]| {
-        let part = part.strip_suffix(b"!").or(part.strip_suffix(b"?")).unwrap_or(part);
+        let part = part
+            .strip_suffix(b"!")
+            .or(part.strip_suffix(b"?"))
+            .unwrap_or(part);
         part.first()
             .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'&'))
-            && part.iter().all(|&b| {
-                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'&')
-            })
+            && part
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'&'))
     };
     let is_path = v.iter().all(|&b| {
         b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$' | b'!' | b'?' | b'&')
