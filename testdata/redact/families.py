@@ -220,6 +220,16 @@ def secrets():
         secret = rng.choice([mixed(ALNUM, 24), pw(14)])
         add("url", f"{scheme.upper().split('+')[0]}_URL={scheme}://{user}:«{secret}»@{host()}:{rng.randint(1000, 65000)}/{r(az, 6)}")
 
+    # Credentials handed to constructors, compared with literals, or stated in prose
+    # (Nosey Parker `np.generic.7`, `.8`, `.11`, `.15`).
+    for _ in range(2):
+        add("generic", f'var cred = new NetworkCredential("svc_mail", "«{pw(14)}»");')
+        add("generic", f'session.auth = HTTPBasicAuth("admin", "«{pw(14)}»")')
+        add("generic", f'requests.get(url, auth=("deploy", "«{pw(14)}»"))')
+        add("generic", f'new DirectoryEntry("LDAP://dc01/DC=corp,DC=local", "corp\\\\svc", "«{pw(14)}»")')
+        add("generic", f'if (password == "«{pw(12)}»") {{ grantAdmin(); }}')
+        add("generic", f"# The default password is '«{pw(12)}»' until first login.")
+
     # Provider formats added for issue 14 (gitleaks rule list; trufflehog detectors).
     providers = [
         lambda: f"HUBSPOT_ACCESS_TOKEN=«pat-na1-{uuid()}»",
@@ -390,6 +400,12 @@ def lookalikes():
         "        self.key = '_threading_local._localimpl.' + str(id(self))",
         'pub const TOKEN: &str = "$serde_json::private::RawValue";',
         '    make_key = _make_key         # build a key from the arguments',
+        'if password == "" or token == "undefined":',
+        'if (password !== confirmPassword) return "passwords differ";',
+        'auth=("user", "password")',
+        'new NetworkCredential(userName, password)',
+        'The default password is set by the installer; change it on first login.',
+        'if secret_type == "OAuthToken":',
     ]:
         add("code", line)
     return out

@@ -1030,6 +1030,37 @@ pub(crate) static RULES: &[Rule] = &[
         ),
         check: Check::CommandLine,
     },
+    // A user and password handed to a credential constructor or an auth tuple
+    // (`NetworkCredential("u", "p")`, `HTTPBasicAuth("u", "p")`, `auth=("u", "p")`; Nosey
+    // Parker `np.generic.7`), and `DirectoryEntry(path, "u", "p")` (`np.generic.8`).
+    Rule {
+        id: "generic-secret",
+        keywords: &[
+            "networkcredential",
+            "basicauth",
+            "digestauth",
+            "passwordcredential",
+            "passwordauthentication",
+            "auth=(",
+            "auth = (",
+        ],
+        pattern: r#"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|UsernamePasswordCredentials?|PasswordCredential|PasswordAuthentication|auth[ \t]*=[ \t]*)[ \t]*\([ \t]*["'](?P<n>[^"'\n]{1,64})["'][ \t]*,[ \t]*["'](?P<s>[^"'\n]{3,128})["']"#,
+        check: Check::UrlPassword,
+    },
+    Rule {
+        id: "generic-secret",
+        keywords: &["directoryentry"],
+        pattern: r#"(?i)\bDirectoryEntry[ \t]*\([ \t]*"[^"\n]{0,200}"[ \t]*,[ \t]*"(?P<n>[^"\n]{1,64})"[ \t]*,[ \t]*"(?P<s>[^"\n]{3,128})""#,
+        check: Check::UrlPassword,
+    },
+    // Prose: `the default password is 'changeme'`, `the password for user 'x' is "y"` (Nosey
+    // Parker `np.generic.11` to `.14`).
+    Rule {
+        id: "generic-secret",
+        keywords: &["password is", "password for"],
+        pattern: r#"(?i)\bthe[ \t]+(?:default[ \t]+)?password[ \t]+(?:for[ \t]+(?:the[ \t]+)?(?:user|username)[ \t]+['"][^'"\n]{1,24}['"][ \t]+)?is[ \t]+['"`]([^'"`\n\#$|{<+ ()\\][^'"`\n]{2,60})['"`]"#,
+        check: Check::CommandLine,
+    },
     // `CREATE USER … WITH PASSWORD '…'`, `ALTER USER … IDENTIFIED BY '…'` (PostgreSQL,
     // MySQL, Oracle); `PASSWORD = '…'` is the generic rule's.
     Rule {

@@ -1710,12 +1710,26 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
         .collect();
-    // Comparisons are never assignments.
+    // Comparisons are never assignments, but a credential compared with a literal that
+    // reads as a password is a hard-coded one (`if password == "S3cr3t!"`; Nosey Parker
+    // `np.generic.15`).
     if matches!(
         op_trim.as_slice(),
         b"==" | b"===" | b"!=" | b"!==" | b"<=" | b">="
     ) {
-        return None;
+        let v = group(m.v).as_bytes();
+        return match quoted_content(v) {
+            Some((skip, len))
+                if op_trim.len() >= 2
+                    && op_trim[0] != b'<'
+                    && op_trim[0] != b'>'
+                    && classify_name(name.as_bytes()) == NameKind::Strong
+                    && password_like(&v[skip..skip + len]) =>
+            {
+                Some((value.start() + skip, value.start() + skip + len))
+            }
+            _ => None,
+        };
     }
     let raw_name = name.as_bytes();
     // Whitespace as the operator only binds a command-line flag (`--password hunter2`) or a
