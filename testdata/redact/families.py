@@ -274,6 +274,7 @@ def lookalikes():
         "AIza" + "X" * 35, "SG." + "x" * 22 + "." + "x" * 43, "ops_eyJ" + "x" * 250, "glpat-" + "x" * 20,
         "*" * 12, "X" * 32, "0" * 40, "." * 16, "#" * 20, "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
         "your-api-key-here", "<YOUR_API_KEY>", "REPLACE_WITH_SECRET", "INSERT_TOKEN_HERE",
         "changeme", "placeholder-password", "example-secret-value", "dummy-example-token-0001",
     ]

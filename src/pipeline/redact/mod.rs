@@ -1149,6 +1149,10 @@ const DOCUMENTED_EXAMPLES: &[&[u8]] = &[
     b"sk_test_BQokikJOvBiI2HlWgH4olfQ2",
     // GitHub's docs on token formats.
     b"ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    // Slack's and Mailgun's API docs, Google's Maps samples.
+    b"xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
+    b"key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+    b"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
     // The token jwt.io shows by default.
     b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
 ];
