@@ -861,7 +861,7 @@ pub(crate) static RULES: &[Rule] = &[
     ),
     exact(
         "password-hash",
-        &["identified", "authentication_string", "native_password"],
+        &["identified", "authentication_string"],
         r#"['"](?P<s>\*[0-9A-Fa-f]{40})['"]"#,
     ),
     // pwdump and secretsdump lines: `user:rid:LM:NT:::`.
@@ -1011,7 +1011,7 @@ pub(crate) static RULES: &[Rule] = &[
             "docker",
             "htpasswd",
             "openssl",
-            "convertto-securestring",
+            "securestring",
         ],
         // Each alternative captures the password in its own (unnamed) group.
         pattern: concat!(
@@ -1035,15 +1035,8 @@ pub(crate) static RULES: &[Rule] = &[
     // Parker `np.generic.7`), and `DirectoryEntry(path, "u", "p")` (`np.generic.8`).
     Rule {
         id: "generic-secret",
-        keywords: &[
-            "networkcredential",
-            "basicauth",
-            "digestauth",
-            "passwordcredential",
-            "passwordauthentication",
-            "auth=(",
-            "auth = (",
-        ],
+        // Words the automaton already holds: every constructor name above contains one.
+        keywords: &["credential", "auth"],
         pattern: r#"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|UsernamePasswordCredentials?|PasswordCredential|PasswordAuthentication|auth[ \t]*=[ \t]*)[ \t]*\([ \t]*["'](?P<n>[^"'\n]{1,64})["'][ \t]*,[ \t]*["'](?P<s>[^"'\n]{3,128})["']"#,
         check: Check::UrlPassword,
     },
@@ -1100,6 +1093,65 @@ pub(crate) const NEAR_TRIGGERS: &[&str] = &[
     "signing",
     "webhook",
     "access",
+];
+
+/// The providers whose name alone binds a token in gitleaks' keyword rules (`fastly: …`,
+/// `"twitch" => …`): these send a line to the near-keyword scan even without a credential
+/// word. Every one is also in [`NEAR_PROVIDERS`]. The list stays short because each name
+/// grows the keyword automaton every scan walks and every `Redactor::new` builds.
+pub(crate) const KEYWORD_PROVIDERS: &[&str] = &[
+    "adafruit",
+    "adobe",
+    "airtable",
+    "algolia",
+    "alibaba",
+    "asana",
+    "beamer",
+    "bitbucket",
+    "bittrex",
+    "codecov",
+    "coinbase",
+    "confluent",
+    "contentful",
+    "datadog",
+    "discord",
+    "droneci",
+    "dropbox",
+    "etsy",
+    "facebook",
+    "fastly",
+    "finicity",
+    "finnhub",
+    "flickr",
+    "freshbooks",
+    "gitter",
+    "hubspot",
+    "intercom",
+    "jfrog",
+    "kraken",
+    "kucoin",
+    "launchdarkly",
+    "linear",
+    "linkedin",
+    "looker",
+    "mattermost",
+    "meraki",
+    "messagebird",
+    "netlify",
+    "new-relic",
+    "nytimes",
+    "plaid",
+    "privateai",
+    "rapidapi",
+    "sendbird",
+    "sentry",
+    "squarespace",
+    "sumo",
+    "telegr",
+    "travis",
+    "twitch",
+    "twitter",
+    "zendesk",
 ];
 
 /// Provider names whose tokens have no prefix: outside the token itself, one of these or a
@@ -1257,7 +1309,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "stripe",
     "sumo",
     "supabase",
-    "telegram",
+    "telegr",
     "telnyx",
     "terraform",
     "travis",

@@ -249,7 +249,7 @@ impl Redactor {
             // A provider's name alone sends a line to the near-keyword scan too: gitleaks'
             // keyword rules bind a token to a bare `fastly:` or `"twitch" =>`.
             let providers = match rule.check {
-                Check::NearKeyword => catalog::NEAR_PROVIDERS,
+                Check::NearKeyword => catalog::KEYWORD_PROVIDERS,
                 _ => &[],
             };
             for keyword in rule.keywords.iter().chain(providers) {
@@ -457,8 +457,10 @@ impl Redactor {
             };
             // Documented examples and filler (`AKIA…EXAMPLE`, `ghp_XXXX…`) are never secrets;
             // a key's body is judged by `pem_material` instead.
-            let filler = rule.check != Check::PrivateKey && is_filler(target.as_bytes());
-            if keep && !filler && !target.is_empty() {
+            if keep
+                && !target.is_empty()
+                && (rule.check == Check::PrivateKey || !is_filler(target.as_bytes()))
+            {
                 spans.push(Span {
                     start: offset + target.start(),
                     end: offset + target.end(),
@@ -849,27 +851,34 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     }
     let digits = v.iter().any(u8::is_ascii_digit);
     let letters = v.iter().any(u8::is_ascii_alphabetic);
-    let mixed_segments = digits
-        && letters
-        && v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
-            .any(random_segment);
+    let mixed_segments = || {
+        digits
+            && letters
+            && v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
+                .any(random_segment)
+    };
     // A shorter token must show it more: many switches between letters and digits.
-    let short_random = v.len() >= 16
-        || v.windows(2)
-            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
-            .count()
-            >= 5;
+    let short_random = || {
+        v.len() >= 16
+            || v.windows(2)
+                .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+                .count()
+                >= 5
+    };
     // Letters and digits at an entropy that words joined by separators do not reach, even
-    // when the digits are too few to make a segment look random.
-    let dense_mixed = v.len() >= 20
-        && digits
-        && letters
-        && v.iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'/'))
-        && entropy(v) >= 4.0
-        && !reads_as_words(v)
-        && !segments_read_as_words(v);
-    if !((mixed_segments && short_random) || dense_mixed || dense_letters(v)) {
+    // when the digits are too few to make a segment look random. The cheap byte tests run
+    // first; the entropy and the word tests only for what passes them.
+    let dense_mixed = || {
+        v.len() >= 20
+            && digits
+            && letters
+            && v.iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'/'))
+            && entropy(v) >= 4.0
+            && !reads_as_words(v)
+            && !segments_read_as_words(v)
+    };
+    if !((mixed_segments() && short_random()) || dense_mixed() || dense_letters(v)) {
         return false;
     }
     // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
@@ -1117,7 +1126,8 @@ fn is_filler(v: &[u8]) -> bool {
     if v.len() < 8 {
         return false;
     }
-    if find(&v.to_ascii_lowercase(), b"example").is_some() || DOCUMENTED_EXAMPLES.contains(&v) {
+    if v.windows(7).any(|w| w.eq_ignore_ascii_case(b"example")) || DOCUMENTED_EXAMPLES.contains(&v)
+    {
         return true;
     }
     let mut counts = [0usize; 256];
@@ -2176,6 +2186,13 @@ mod rule_tests {
     #[test]
     fn every_rule_compiles() {
         assert_eq!(Redactor::new().compile_all().len(), RULES.len());
+    }
+
+    #[test]
+    fn keyword_providers_are_near_providers() {
+        for p in catalog::KEYWORD_PROVIDERS {
+            assert!(catalog::NEAR_PROVIDERS.contains(p), "{p}");
+        }
     }
 
     fn assignment_rule() -> usize {
