@@ -13,8 +13,9 @@ commit) pair:
     {"id", "db", "repo" (owner/name, lower case), "commit" (hex, as written, 7-40 chars),
      "cwes": [...], "aliases": [...], "summary": "...", "oss_fuzz_crash": "..."}
 
-Only commits hosted on GitHub are kept (the corpus is mined from GitHub snapshots). Output is
-sorted and written deterministically. Python 3.11 standard library only.
+Only commits hosted on GitHub are kept (the corpus is mined from GitHub snapshots), and only
+rows of repositories listed in repos.json (--all keeps every repository, to choose them).
+Output is sorted and written deterministically. Python 3.11 standard library only.
 """
 from __future__ import annotations
 
@@ -134,7 +135,7 @@ def crash_type(summary: str) -> str:
     return m.group(1).strip() if m else ""
 
 
-def build(mirrors: str, heads: dict[str, str]) -> bytes:
+def build(mirrors: str, heads: dict[str, str], keep: set[str] | None) -> bytes:
     rows = []
     for db, prefixes in sorted(ADVISORY_DBS.items()):
         gd = mirror_dir(mirrors, db)
@@ -187,6 +188,8 @@ def build(mirrors: str, heads: dict[str, str]) -> bytes:
                 if db == "google/oss-fuzz-vulns":
                     row["oss_fuzz_crash"] = crash_type(summ)
                 rows.append(row)
+    if keep is not None:
+        rows = [r for r in rows if r["repo"] in keep]
     rows.sort(key=lambda r: (r["repo"], r["commit"], r["db"], r["id"]))
     return b"".join(
         (json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n").encode() for r in rows
@@ -198,12 +201,16 @@ def main() -> int:
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--all", action="store_true", help="keep rows of every repository (to choose repositories), not only those in repos.json")
     args = ap.parse_args()
     heads = {}
-    if os.path.exists(REPOS_JSON):
+    keep = None
+    if os.path.exists(REPOS_JSON) and not args.all:
         with open(REPOS_JSON, encoding="utf-8") as f:
-            heads = {d["repo"]: d["head"] for d in json.load(f).get("advisory_dbs", [])}
-    data = build(args.mirrors, heads)
+            doc = json.load(f)
+        heads = {d["repo"]: d["head"] for d in doc.get("advisory_dbs", [])}
+        keep = {d["repo"].lower() for d in doc.get("repos", [])}
+    data = build(args.mirrors, heads, keep)
     if args.check:
         with open(args.out, "rb") as f:
             old = f.read()

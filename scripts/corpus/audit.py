@@ -2,7 +2,7 @@
 """Draw the seeded audit sample and show each case for a human to judge.
 
 Usage:
-    python3 scripts/corpus/audit.py sample --seed 13 --risky 90 --benign 30 > /tmp/sample.txt
+    python3 scripts/corpus/audit.py sample --seed 13 --risky 90 --benign 30 --min-per-axis 8 > /tmp/sample.txt
     python3 scripts/corpus/audit.py show ID [ID ...]        # message + stored diff of cases
 
 The sample is random.Random(seed).sample over the risky ids and, separately, the benign ids
@@ -24,19 +24,33 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import CASES, DEFAULT_MIRRORS, MANIFEST, git, mirror_dir  # noqa: E402
 
 
-def load():
+def load(with_diffs: bool = True):
     with open(MANIFEST, encoding="utf-8") as f:
         man = {c["id"]: c for c in map(json.loads, f)}
-    with gzip.open(CASES, "rt", encoding="utf-8") as f:
-        diffs = {d["id"]: d["diff"] for d in map(json.loads, f)}
+    diffs = {}
+    if with_diffs:
+        with gzip.open(CASES, "rt", encoding="utf-8") as f:
+            diffs = {d["id"]: d["diff"] for d in map(json.loads, f)}
     return man, diffs
 
 
-def sample(man, seed: int, n_risky: int, n_benign: int) -> list[str]:
+def sample(man, seed: int, n_risky: int, n_benign: int, min_per_axis: int = 0) -> list[str]:
+    """Seeded random sample; then, with a second generator (seed + 1), extra risky cases of
+    each primary axis that has fewer than `min_per_axis` in the sample."""
     rng = random.Random(seed)
     risky = sorted(i for i, c in man.items() if c["kind"] == "risky")
     benign = sorted(i for i, c in man.items() if c["kind"] == "benign")
-    return rng.sample(risky, n_risky) + rng.sample(benign, n_benign)
+    ids = rng.sample(risky, n_risky) + rng.sample(benign, n_benign)
+    if min_per_axis:
+        rng2 = random.Random(seed + 1)
+        axes = sorted({man[i]["primary"] for i in risky})
+        for a in axes:
+            have = sum(1 for i in ids if man[i]["primary"] == a)
+            if have >= min_per_axis:
+                continue
+            pool = [i for i in risky if man[i]["primary"] == a and i not in ids]
+            ids += rng2.sample(pool, min(len(pool), min_per_axis - have))
+    return ids
 
 
 def show(man, diffs, ids, mirrors: str, max_lines: int) -> None:
@@ -63,9 +77,10 @@ def main() -> int:
     ap.add_argument("--mirrors", default=DEFAULT_MIRRORS)
     ap.add_argument("--max-lines", type=int, default=70)
     ap.add_argument("--ids-only", action="store_true")
+    ap.add_argument("--min-per-axis", type=int, default=0)
     args = ap.parse_args()
-    man, diffs = load()
-    ids = sample(man, args.seed, args.risky, args.benign) if args.cmd == "sample" else args.ids
+    man, diffs = load(with_diffs=not args.ids_only)
+    ids = sample(man, args.seed, args.risky, args.benign, args.min_per_axis) if args.cmd == "sample" else args.ids
     if args.ids_only:
         print("\n".join(ids))
     else:

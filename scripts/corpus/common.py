@@ -139,7 +139,7 @@ TEST_PATH = re.compile(
     re.I,
 )
 VENDOR_PATH = re.compile(
-    r"(^|/)(vendor|third[_-]party|node_modules|external|deps|bower_components)/|\.min\.(js|css)$"
+    r"(^|/)(vendor|vendored|third[_-]?party|thirdparty|node_modules|external|deps|bower_components)/|\.min\.(js|css)$"
     r"|(^|/)(dist|build)/.*\.js$|\.pb\.go$|_pb2\.py$|\.generated\.|\.designer\.cs$",
     re.I,
 )

@@ -79,9 +79,9 @@ def classify_advisory(adv: dict, msg: str):
         return ca, "ossfuzz:" + adv["oss_fuzz_crash"]
     k = rules.kw_first(adv.get("summary", ""))
     if k:
-        return k[1], k[0] + "@advisory"
+        return (k[1], k[0] + "@advisory") if k[1] else None
     k = rules.kw_first(msg)
-    if k:
+    if k and k[1]:
         return k[1], k[0]
     return None
 
@@ -97,26 +97,30 @@ def classify(repo: str, sha: str, subject: str, body: str, adv_repo: list[dict],
         for a in by_alias.get(al, []):
             if a["repo"] == repo:
                 alias_advs.append(a)
-    if (advs or alias_advs) and not reverted:
+    if (advs or alias_advs) and not reverted and rules.FIX_GATE.search(msg):
         for a in sorted(advs, key=lambda a: (a["db"], a["id"])) + sorted(alias_advs, key=lambda a: (a["db"], a["id"])):
-            got = classify_advisory(a, msg)
+            got = classify_advisory(a, subject)
             if got:
-                return ("risky", got[0], got[1], f"advisory:{a['id']}", msg + "\n" + a.get("summary", ""))
+                return ("risky", got[0], got[1], f"advisory:{a['id']}", subject + "\n" + a.get("summary", ""))
         return None  # an advisory names it, but no class: not used at all (not benign either)
+    if advs or alias_advs:
+        return None  # named by an advisory but not worded as a fix, or a revert: neither risky nor benign
     if reverted:
         return None
-    if rules.FIX_GATE.search(msg):
+    if rules.FIX_GATE.search(subject) or (rules.FIX_GATE.search(msg) and CWE_MSG.search(msg)):
         # 2. CWE ids in the message
         cw = rules.cwe_axis(int(x) for x in CWE_MSG.findall(msg))
         if cw:
-            return ("risky", cw[0], f"cwe:CWE-{cw[1]}", f"cwe:CWE-{cw[1]} in message", msg)
+            return ("risky", cw[0], f"cwe:CWE-{cw[1]}", f"cwe:CWE-{cw[1]} in message", subject)
         cves = sorted({m.upper() for m in ALIAS.findall(msg)})
         # 3. keywords: subject first, then body
-        for text in (subject, body):
+        for text in (subject,):  # keyword rows read the subject only (bodies are too noisy)
             k = rules.kw_first(text, allow_tests_only=True)
+            if k and not k[1]:
+                return None  # a no-axis row (information exposure) matched first
             if k:
                 src = f"cve:{cves[0]} in message" if cves else "message"
-                return ("risky", k[1], k[0], src, msg)
+                return ("risky", k[1], k[0], src, subject)
         return None
     # benign
     deny_text = subject if rules.BENIGN_COMPILED[0][1].search(subject) else msg

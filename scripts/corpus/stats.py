@@ -4,6 +4,7 @@
 Usage:
     python3 scripts/corpus/stats.py             # counts from manifest.jsonl (+ cases.jsonl.gz size)
     python3 scripts/corpus/stats.py --audit     # label error rates from audit.jsonl
+    python3 scripts/corpus/stats.py --write-readme   # refresh the generated sections of README.md
 
 Reads only files under testdata/corpus; needs no snapshot.
 """
@@ -111,10 +112,34 @@ def audit() -> str:
     return "\n".join(out) + "\n"
 
 
+def write_readme() -> None:
+    import re
+    from rules import rules_markdown
+    path = os.path.join(CORPUS, "README.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    parts = {"rules": rules_markdown(), "counts": counts()}
+    if os.path.exists(os.path.join(CORPUS, "audit.jsonl")):
+        parts["audit"] = audit()
+    for name, body in parts.items():
+        text = re.sub(
+            rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)",
+            lambda m: m.group(1) + body + m.group(2),
+            text,
+            flags=re.S,
+        )
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--audit", action="store_true")
+    ap.add_argument("--write-readme", action="store_true")
     args = ap.parse_args()
+    if args.write_readme:
+        write_readme()
+        return 0
     sys.stdout.write(audit() if args.audit else counts())
     return 0
 
