@@ -135,7 +135,7 @@ TEST_PATH = re.compile(
     r"testsuite|test-suite|unittests?|integration[-_]tests?|e2e|src/test|src/it|it)/"
     r"|(^|/)test_[^/]*\.py$|_test\.(go|py|rb|exs)$|_tests?\.rs$|(^|/)tests?\.rs$"
     r"|\.(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$|Tests?\.(java|kt|cs|php|scala|groovy)$"
-    r"|Spec\.(kt|scala|groovy)$|IT\.java$|(^|/)conftest\.py$",
+    r"|Spec\.(kt|scala|groovy)$|IT\.java$|(^|/)conftest\.py$|(^|/)(fuzz|fuzzing|fuzzers?|fuzzgen|oss-fuzz|benches|benchmarks?)/",
     re.I,
 )
 VENDOR_PATH = re.compile(
@@ -172,8 +172,11 @@ def is_lock(path: str) -> bool:
     return path.rsplit("/", 1)[-1].lower() in LOCKFILES
 
 
+SITE_PATH = re.compile(r"(^|/)(website|site|docs?|documentation|examples?)/", re.I)
+
+
 def is_code(path: str) -> bool:
-    return ext_of(path) in LANG_BY_EXT and not is_doc(path)
+    return ext_of(path) in LANG_BY_EXT and not is_doc(path) and not SITE_PATH.search(path)
 
 
 COMMENT_PREFIX = {

@@ -118,6 +118,8 @@ def classify(repo: str, sha: str, subject: str, body: str, adv_repo: list[dict],
             k = rules.kw_first(text, allow_tests_only=True)
             if k and not k[1]:
                 return None  # a no-axis row (information exposure) matched first
+            if k and k[0] not in rules.TESTS_ONLY_RULES and rules.TEST_SUBJECT.search(subject):
+                return None  # the subject is about tests, but the row is not the test-only row
             if k:
                 src = f"cve:{cves[0]} in message" if cves else "message"
                 return ("risky", k[1], k[0], src, subject)

@@ -86,29 +86,39 @@ def audit() -> str:
     def rate(rs):
         wrong = sum(1 for r in rs if r["verdict"] == "wrong")
         unclear = sum(1 for r in rs if r["verdict"] == "unclear")
-        return f"{wrong}/{len(rs)} wrong ({100 * wrong / max(1, len(rs)):.0f}%), {unclear} unclear"
+        return (f"{wrong}/{len(rs)} wrong ({100 * wrong / max(1, len(rs)):.1f}%), {unclear} unclear "
+                f"({100 * unclear / max(1, len(rs)):.1f}%)")
 
-    out.append(f"- overall: {rate(rows)}")
-    for kind in ("risky", "benign"):
-        out.append(f"- {kind}: {rate([r for r in rows if r['kind'] == kind])}")
+    rounds = sorted({r["round"] for r in rows})
+    out.append("| round | rule version | sample | read | overall | risky | benign |")
+    out.append("|---|---|---|---:|---|---|---|")
+    for rd in rounds:
+        rs = [r for r in rows if r["round"] == rd]
+        out.append(f"| {rd} | {rs[0]['rule_version']} | {rs[0]['sample']} | {len(rs)} | {rate(rs)} | "
+                   f"{rate([r for r in rs if r['kind'] == 'risky'])} | {rate([r for r in rs if r['kind'] == 'benign'])} |")
+    last = [r for r in rows if r["round"] == rounds[-1]]
     out.append("")
-    out.append("| primary axis | sampled | wrong | unclear |")
-    out.append("|---|---:|---:|---:|")
-    for a in AXES:
-        rs = [r for r in rows if r["kind"] == "risky" and r["primary"] == a]
-        out.append(f"| `{a}` | {len(rs)} | {sum(r['verdict'] == 'wrong' for r in rs)} | {sum(r['verdict'] == 'unclear' for r in rs)} |")
+    out.append(f"Final round ({rounds[-1]}, the rule as committed) per primary axis:")
+    out.append("")
+    out.append("| primary axis | sampled | right | wrong | unclear |")
+    out.append("|---|---:|---:|---:|---:|")
+    for a in list(AXES) + [None]:
+        rs = [r for r in last if r["primary"] == a]
+        name = f"`{a}`" if a else "benign (no axis)"
+        out.append(f"| {name} | {len(rs)} | {sum(r['verdict'] == 'right' for r in rs)} | "
+                   f"{sum(r['verdict'] == 'wrong' for r in rs)} | {sum(r['verdict'] == 'unclear' for r in rs)} |")
     src = Counter()
     wrong = Counter()
-    for r in rows:
+    for r in last:
         if r["kind"] == "risky":
-            s = r["label_source"].split(":")[0]
-            src[s] += 1
-            wrong[s] += r["verdict"] == "wrong"
+            s_ = r["label_source"].split(":")[0]
+            src[s_] += 1
+            wrong[s_] += r["verdict"] == "wrong"
     out.append("")
-    out.append("| label source | sampled | wrong |")
+    out.append("| label source (final round, risky) | sampled | wrong |")
     out.append("|---|---:|---:|")
-    for s in sorted(src):
-        out.append(f"| {s} | {src[s]} | {wrong[s]} |")
+    for s_ in sorted(src):
+        out.append(f"| {s_} | {src[s_]} | {wrong[s_]} |")
     return "\n".join(out) + "\n"
 
 
