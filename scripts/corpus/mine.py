@@ -77,7 +77,7 @@ def classify_advisory(adv: dict, msg: str):
     ca = rules.crash_axis(adv.get("oss_fuzz_crash", ""))
     if ca:
         return ca, "ossfuzz:" + adv["oss_fuzz_crash"]
-    k = rules.kw_first(adv.get("summary", ""))
+    k = rules.kw_first_advisory(adv.get("summary", ""))
     if k:
         return (k[1], k[0] + "@advisory") if k[1] else None
     k = rules.kw_first(msg)
