@@ -33,6 +33,15 @@ sirupsen/logrus square/okhttp tokio-rs/bytes ulikunitz/xz urllib3/urllib3 websoc
 yaml/pyyaml
 """.split()
 )
+# Secret scanners: their histories carry the test fixtures and example secrets that an
+# independent redaction check is built from, which must not enter this repository.
+BLOCKLIST = BLOCKLIST | frozenset(
+    r.lower()
+    for r in """
+gitleaks/gitleaks praetorian-inc/noseyparker trufflesecurity/trufflehog
+Yelp/detect-secrets awslabs/git-secrets
+""".split()
+)
 # Project names of the blocked repositories: a repository with the same name under another
 # owner is treated as a fork or mirror and refused too.
 BLOCKED_NAMES = frozenset(r.split("/")[1] for r in BLOCKLIST)
