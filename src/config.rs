@@ -692,7 +692,10 @@ mod tests {
         assert_eq!(f.thresholds(None).per_axis[6], Some(0.3));
         // An explicit threshold wins over a scorer's defaults; per-axis entries over both.
         let t = f.thresholds(Some([0.4; AXIS_COUNT]));
-        assert_eq!((t.default, t.per_axis[0], t.per_axis[6]), (0.6, None, Some(0.3)));
+        assert_eq!(
+            (t.default, t.per_axis[0], t.per_axis[6]),
+            (0.6, None, Some(0.3))
+        );
         let unset = Frozen::resolve(&repo, &UserSettings::default());
         let t = unset.thresholds(Some([0.4; AXIS_COUNT]));
         assert_eq!((t.per_axis[0], t.per_axis[6]), (Some(0.4), Some(0.3)));

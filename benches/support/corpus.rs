@@ -87,7 +87,11 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
         std::fs::File::open(&gz).map_err(|e| format!("cannot read `{}`: {e}", gz.display()))?;
     let mut diffs = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
     let mut cases = Vec::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let raw: RawCase = serde_json::from_str(line)
             .map_err(|e| format!("{}:{}: {e}", manifest.display(), n + 1))?;
         let diff_line = diffs

@@ -53,8 +53,6 @@ pub struct Params {
     pub false_alarm_limit: f64,
     /// L-BFGS iterations.
     pub iterations: usize,
-    /// Whether the hand-written signals are features.
-    pub signals: bool,
     /// One threshold for every axis instead of one per axis.
     pub global_threshold: bool,
 }
@@ -66,10 +64,9 @@ impl Default for Params {
             l2_axes: 1e-4,
             secondary_mass: 0.0,
             folds: 5,
-            false_alarm_limit: 0.04,
+            false_alarm_limit: 0.05,
             iterations: 300,
-            signals: true,
-            global_threshold: true,
+            global_threshold: false,
         }
     }
 }
@@ -201,8 +198,16 @@ fn lbfgs(mut x: Vec<f64>, iterations: usize, f: &dyn Fn(&[f64], &mut [f64]) -> f
 /// Per case, the weight that makes the risky side count as much as the benign side (each
 /// sums to one half).
 fn balanced_weights(cases: &[&Case]) -> Vec<f64> {
-    let risky = cases.iter().filter(|c| c.kind == Kind::Risky).count().max(1) as f64;
-    let benign = cases.iter().filter(|c| c.kind == Kind::Benign).count().max(1) as f64;
+    let risky = cases
+        .iter()
+        .filter(|c| c.kind == Kind::Risky)
+        .count()
+        .max(1) as f64;
+    let benign = cases
+        .iter()
+        .filter(|c| c.kind == Kind::Benign)
+        .count()
+        .max(1) as f64;
     cases
         .iter()
         .map(|c| match c.kind {
@@ -223,7 +228,12 @@ fn fit_gate(samples: &[&Sample], cases: &[&Case], p: &Params) -> (Vec<f64>, f64)
         grad.iter_mut().for_each(|g| *g = 0.0);
         let mut loss = 0.0;
         for (i, s) in samples.iter().enumerate() {
-            let z = x[DIM] + s.index.iter().zip(&s.value).map(|(&j, &v)| x[j as usize] * f64::from(v)).sum::<f64>();
+            let z = x[DIM]
+                + s.index
+                    .iter()
+                    .zip(&s.value)
+                    .map(|(&j, &v)| x[j as usize] * f64::from(v))
+                    .sum::<f64>();
             loss += w[i] * (softplus(z) - y[i] * z);
             let r = w[i] * (sigmoid(z) - y[i]);
             for (&j, &v) in s.index.iter().zip(&s.value) {
@@ -250,8 +260,17 @@ fn fit_axes(samples: &[&Sample], cases: &[&Case], p: &Params) -> (Vec<f64>, [f64
         .filter_map(|(i, c)| {
             let primary = c.primary?;
             let mut t = [0.0; AXIS_COUNT];
-            let secondary: Vec<usize> = c.secondary.iter().copied().filter(|&a| a != primary).collect();
-            let spread = if secondary.is_empty() { 0.0 } else { p.secondary_mass };
+            let secondary: Vec<usize> = c
+                .secondary
+                .iter()
+                .copied()
+                .filter(|&a| a != primary)
+                .collect();
+            let spread = if secondary.is_empty() {
+                0.0
+            } else {
+                p.secondary_mass
+            };
             t[primary] = 1.0 - spread;
             for &a in &secondary {
                 t[a] += spread / secondary.len() as f64;
@@ -403,7 +422,10 @@ pub struct Calibration {
 /// Fits the gate's Platt scaling and the axis model's temperature on `members`.
 pub fn calibrate(raw: &[Raw], cases: &[Case], members: &[usize]) -> Calibration {
     let z: Vec<f64> = members.iter().map(|&i| raw[i].0).collect();
-    let y: Vec<bool> = members.iter().map(|&i| cases[i].kind == Kind::Risky).collect();
+    let y: Vec<bool> = members
+        .iter()
+        .map(|&i| cases[i].kind == Kind::Risky)
+        .collect();
     let gate = platt(&z, &y);
     // Temperature: the grid point with the least log loss of the primary axis.
     let risky: Vec<usize> = members
@@ -536,10 +558,7 @@ pub fn choose_global_threshold(
     benign_best.sort_by(|a, b| b.total_cmp(a));
     let allowed = (false_alarm_limit * benign_best.len() as f64).floor() as usize;
     // Just above the score of the first benign case past the budget.
-    let t = benign_best
-        .get(allowed)
-        .map_or(0.0, |&s| s + 1e-9)
-        .min(1.0);
+    let t = benign_best.get(allowed).map_or(0.0, |&s| s + 1e-9).min(1.0);
     let thresholds = [t; AXIS_COUNT];
     let f = figures(cases, members, probs, &|_| thresholds);
     let lowest = (0..AXIS_COUNT)
@@ -590,7 +609,8 @@ pub struct Figures {
     /// Per axis: primary cases, of them selected; selections, of them labeled.
     pub per_axis: [(usize, usize, usize, usize); AXIS_COUNT],
     /// Reliability: per probability decile, (count, primary axis) over every case and axis.
-    pub reliability: [(usize, usize); 10],
+    /// Per 0.05-wide bin of a case's highest axis score: cases, and how many are risky.
+    pub reliability: [(usize, usize); 20],
 }
 
 impl Figures {
@@ -624,11 +644,12 @@ pub fn figures(
     for &i in members {
         let c = &cases[i];
         let sel = selected(&probs[i], &thresholds_of(i));
-        for a in 0..AXIS_COUNT {
-            let decile = ((probs[i][a] * 10.0) as usize).min(9);
-            f.reliability[decile].0 += 1;
-            f.reliability[decile].1 += usize::from(c.primary == Some(a));
-        }
+        // The score an answer shows first is `P(risky)` tempered by the axis model; its
+        // reliability is the share of risky changes among cases that scored so.
+        let top = probs[i].iter().copied().fold(0.0, f64::max);
+        let bin = ((top * 20.0) as usize).min(19);
+        f.reliability[bin].0 += 1;
+        f.reliability[bin].1 += usize::from(c.kind == Kind::Risky);
         for &a in &sel {
             f.per_axis[a].2 += 1;
             f.per_axis[a].3 += usize::from(c.labeled(a));
@@ -664,12 +685,12 @@ pub fn table(title: &str, f: &Figures) -> String {
         "{:<20} {:>8} {:>7} {:>9} {:>6}",
         "axis", "primary", "recall%", "selected", "prec%"
     );
-    for a in 0..AXIS_COUNT {
+    for (a, id) in AXIS_IDS.iter().enumerate() {
         let (n, _, sel, _) = f.per_axis[a];
         let _ = writeln!(
             out,
             "{:<20} {:>8} {:>7} {:>9} {:>6}",
-            AXIS_IDS[a],
+            id,
             n,
             pct(f.axis_recall(a)),
             sel,
@@ -690,17 +711,23 @@ pub fn table(title: &str, f: &Figures) -> String {
     out
 }
 
-/// The reliability table: predicted probability decile vs observed share of labeled axes.
+/// The reliability table: a case's highest axis score, in bins of 0.05, vs the observed
+/// share of risky changes among the cases in the bin (empty bins left out).
 pub fn reliability(f: &Figures) -> String {
     use std::fmt::Write as _;
-    let mut out = String::from("| predicted | pairs | observed |\n|---|---:|---:|\n");
+    let mut out =
+        String::from("| highest axis score | cases | risky, observed |\n|---|---:|---:|\n");
     for (d, &(n, yes)) in f.reliability.iter().enumerate() {
-        let obs = if n > 0 {
-            format!("{:.3}", yes as f64 / n as f64)
-        } else {
-            "-".into()
-        };
-        let _ = writeln!(out, "| {:.1}–{:.1} | {n} | {obs} |", d as f64 / 10.0, (d + 1) as f64 / 10.0);
+        if n == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "| {:.2}–{:.2} | {n} | {:.3} |",
+            d as f64 / 20.0,
+            (d + 1) as f64 / 20.0,
+            yes as f64 / n as f64
+        );
     }
     out
 }

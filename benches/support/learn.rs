@@ -31,7 +31,7 @@ impl Data {
         let samples: Vec<Sample> = cases
             .iter()
             .map(|c| match eval_set::payload_from_diff(&c.diff) {
-                Some(p) => Sample::of(&features::extract_with(&p.diff, params.signals)),
+                Some(p) => Sample::of(&features::extract(&p.diff)),
                 None => Sample {
                     empty: true,
                     ..Sample::default()
@@ -96,8 +96,10 @@ fn probs_of(data: &Data, raw: &[fit::Raw], c: &fit::Calibration) -> Vec<[f64; AX
 }
 
 /// Runs the procedure on `members` of `data` (all cases, or a subset for a learning curve).
-/// With `ship`, also fits the final model on every member.
-pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outcome {
+/// With `ship`, also fits the final model on every member; with `nested`, also runs the
+/// nested cross-validation for honest figures (five times the work; the shipped model does
+/// not depend on it).
+pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: bool) -> Outcome {
     let folds: Vec<usize> = (0..params.folds).collect();
     let start = Instant::now();
     let oof = fit::oof_raw(
@@ -120,7 +122,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
     // Nested: for fold k, calibration and thresholds from inner folds of the other folds.
     let mut nested_probs = vec![[0.0; AXIS_COUNT]; data.cases.len()];
     let mut nested_thresholds = vec![[1.0; AXIS_COUNT]; params.folds];
-    for &k in &folds {
+    for &k in folds.iter().filter(|_| nested) {
         let train: Vec<usize> = members
             .iter()
             .copied()
@@ -147,13 +149,20 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool) -> Outco
             start.elapsed().as_secs_f64()
         );
     }
-    let nested = fit::figures(&data.cases, members, &nested_probs, &|i| {
-        nested_thresholds[data.fold[i]]
-    });
+    let nested = if nested {
+        fit::figures(&data.cases, members, &nested_probs, &|i| {
+            nested_thresholds[data.fold[i]]
+        })
+    } else {
+        fit::Figures::default()
+    };
 
     let parts = if ship {
         let model = fit::fit(
-            &members.iter().map(|&i| &data.samples[i]).collect::<Vec<_>>(),
+            &members
+                .iter()
+                .map(|&i| &data.samples[i])
+                .collect::<Vec<_>>(),
             &members.iter().map(|&i| &data.cases[i]).collect::<Vec<_>>(),
             params,
         );

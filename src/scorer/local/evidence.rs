@@ -1,7 +1,6 @@
 //! Where an axis comes from, in words the agent can act on: the changed lines whose features
-//! pushed the axis up most (each line's share of the model's score), and the hand-written
-//! signals whose learned weight for the axis is positive. Each item names a file and a line
-//! and says what changed ("the `Proxy-Authorization` header is no longer removed"), not only
+//! pushed the axis up most (each line's share of the model's score). Each item names a file
+//! and a line and says what changed ("the `Proxy-Authorization` header is no longer removed"), not only
 //! the kind of rule that fired.
 
 use std::collections::HashMap;
@@ -10,7 +9,7 @@ use crate::pipeline::axes::AXIS_COUNT;
 use crate::scorer::Evidence;
 
 use super::features::{Features, LineInfo};
-use super::kinds::{self, Kind};
+use super::kinds::Kind;
 use super::model::{Model, Scored};
 use super::tokens::{self, TokenKind};
 
@@ -113,11 +112,13 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
     let mut out = Vec::new();
     for axis in 0..AXIS_COUNT {
         let mut candidates: Vec<Candidate> = Vec::new();
-        for (li, (line, buckets)) in f.lines.iter().zip(&f.line_buckets).enumerate() {
+        for (line, buckets) in f.lines.iter().zip(&f.line_buckets) {
             let strength: f64 = buckets
                 .iter()
-                .map(|&b| influence(model, scored, axis, b) * f64::from(f.get(b))
-                        / f64::from(occurrences[&b].max(1)))
+                .map(|&b| {
+                    influence(model, scored, axis, b) * f64::from(f.get(b))
+                        / f64::from(occurrences[&b].max(1))
+                })
                 .sum();
             candidates.push(Candidate {
                 strength,
@@ -125,22 +126,6 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
                 line: Some(line.line),
                 place: (line.file, line.line, line.removed),
                 note: describe(axis, line),
-            });
-            let _ = li;
-        }
-        for hit in &f.hits {
-            let bucket = super::features::signal_bucket(hit.id);
-            let w = influence(model, scored, axis, bucket);
-            if w <= 0.0 {
-                continue;
-            }
-            let file = f.files.iter().position(|p| *p == hit.file).unwrap_or(0);
-            candidates.push(Candidate {
-                strength: w,
-                file: hit.file.clone(),
-                line: (hit.line > 0).then_some(hit.line),
-                place: (file, hit.line, hit.place >> 32 == 1),
-                note: hit.note.clone(),
             });
         }
         // Strongest first; ties keep diff order (the sort is stable).
@@ -181,11 +166,12 @@ fn influence(model: &Model<'_>, scored: &Scored, axis: usize, bucket: u32) -> f6
 /// What changed on `line`, in words, for `axis`.
 pub fn describe(axis: usize, line: &LineInfo) -> String {
     let code = quote(&line.text);
+    // Only a kind that speaks to this axis names the change; otherwise the line is quoted
+    // plainly (a kind chosen for another axis would put the wrong words on it).
     let kind = PREFERRED[axis]
         .iter()
         .copied()
-        .find(|k| line.kinds & k.bit() != 0)
-        .or_else(|| kinds::iter(line.kinds).next());
+        .find(|k| line.kinds & k.bit() != 0);
     let toks = tokens::tokenize(&line.text);
     let has_word = |words: &[&str]| {
         toks.iter()
@@ -193,9 +179,14 @@ pub fn describe(axis: usize, line: &LineInfo) -> String {
     };
     match (kind, line.removed) {
         (Some(k @ (Kind::Header | Kind::Cookie)), removed) => {
-            let what = if k == Kind::Header { "header" } else { "cookie" };
+            let what = if k == Kind::Header {
+                "header"
+            } else {
+                "cookie"
+            };
             let name = first_string(&line.text).map_or_else(String::new, |n| format!("`{n}` "));
-            let stripping = has_word(&["del", "delete", "remove", "pop", "strip", "unset", "clear"]);
+            let stripping =
+                has_word(&["del", "delete", "remove", "pop", "strip", "unset", "clear"]);
             match (removed, stripping) {
                 (true, true) => format!("the {name}{what} is no longer removed: {code}"),
                 (true, false) => format!("the {name}{what} is no longer set or checked: {code}"),
@@ -247,7 +238,7 @@ mod tests {
             line: 3,
             removed,
             text: text.into(),
-            kinds: kinds::of(&tokens::tokenize(text), false),
+            kinds: super::super::kinds::of(&tokens::tokenize(text), false),
         }
     }
 
@@ -261,7 +252,11 @@ mod tests {
         let l = line("defer f.Close()", true);
         assert!(describe(6, &l).starts_with("a release is no longer done"));
         let l = line("if n > maxSize {", true);
-        assert!(describe(2, &l).starts_with("a size or bounds limit was removed"), "{}", describe(2, &l));
+        assert!(
+            describe(2, &l).starts_with("a size or bounds limit was removed"),
+            "{}",
+            describe(2, &l)
+        );
         let l = line("assert.Equal(t, want, got)", true);
         assert!(describe(7, &l).starts_with("a test assertion was removed"));
     }

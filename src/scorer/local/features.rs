@@ -1,18 +1,17 @@
 //! The features of a diff that the learned model reads: general facts about what kind of line
 //! was removed or added, in which role of file, hashed token n-grams of the changed lines and
-//! their context, what each hunk lost and gained, the shape of the change, and the hits of the
-//! hand-written signals. Every feature that comes from a line remembers the line, so the model
-//! can point the agent at the lines that raised an axis.
+//! their context, what each hunk lost and gained, and the shape of the change. Every feature
+//! that comes from a line remembers the line, so the model can point the agent at the lines
+//! that raised an axis.
 //!
 //! Features are hashed into [`DIM`] buckets (FNV-1a of a namespaced string). Counts become
 //! `1 + ln(count)`; the text block is scaled to unit length so a long diff does not weigh more
-//! than a short one, while the shape and signal blocks keep their values.
+//! than a short one, while the shape block keeps its values.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::hunks::{self, FileDiff, Kind as LineKind, Lang, Role};
 use super::kinds::{self, Kind, Kinds};
-use super::signals::{self, Hit};
 use super::tokens::{self, Token, TokenKind};
 
 /// Buckets of the hashed feature space.
@@ -46,8 +45,6 @@ pub struct Features {
     pub lines: Vec<LineInfo>,
     /// For each of [`Features::lines`], the buckets it raised (one entry per occurrence).
     pub line_buckets: Vec<Vec<u32>>,
-    /// The hand-written signals that fired, with their own places and notes.
-    pub hits: Vec<Hit>,
 }
 
 impl Features {
@@ -57,11 +54,6 @@ impl Features {
             .binary_search(&i)
             .map_or(0.0, |at| self.value[at])
     }
-}
-
-/// The bucket of a hand-written signal's feature.
-pub fn signal_bucket(id: &str) -> u32 {
-    bucket("signal", id)
 }
 
 /// FNV-1a over a namespace, a separator and a text.
@@ -121,7 +113,10 @@ fn lang_name(lang: Lang) -> &'static str {
 
 /// Operators worth a feature of their own (punctuation is not).
 fn significant_op(op: &str) -> bool {
-    !matches!(op, "." | "," | ";" | "(" | ")" | "{" | "}" | "[" | "]" | "\"" | ":")
+    !matches!(
+        op,
+        "." | "," | ";" | "(" | ")" | "{" | "}" | "[" | "]" | "\"" | ":"
+    )
 }
 
 /// A number's feature: small values as themselves, larger ones by magnitude.
@@ -158,21 +153,10 @@ const PAIRED: Kinds = {
 
 /// The features of a payload's unified diff.
 pub fn extract(diff: &str) -> Features {
-    extract_with(diff, true)
-}
-
-/// [`extract`], optionally without the hand-written signals (to measure what they add).
-pub fn extract_with(diff: &str, with_signals: bool) -> Features {
     let mut files = hunks::parse(diff);
-    let hits = if with_signals {
-        signals::collect(&mut files)
-    } else {
-        hunks::mark_changed(&mut files);
-        Vec::new()
-    };
+    hunks::mark_changed(&mut files);
     let mut out = Features {
         files: files.iter().map(|f| f.path.clone()).collect(),
-        hits,
         ..Features::default()
     };
     let mut counts = Counts::default();
@@ -216,7 +200,10 @@ pub fn extract_with(diff: &str, with_signals: bool) -> Features {
                 line_features(side, role, &toks, line_kinds, &mut counts, &mut raised);
                 let index = out.lines.len();
                 for t in toks.iter().filter(|t| {
-                    matches!(t.kind, TokenKind::Word | TokenKind::StrWord | TokenKind::Ident)
+                    matches!(
+                        t.kind,
+                        TokenKind::Word | TokenKind::StrWord | TokenKind::Ident
+                    )
                 }) {
                     let bag = if is_removed { &mut lost } else { &mut gained };
                     bag.entry(t.text.clone()).or_insert(index);
@@ -249,7 +236,14 @@ pub fn extract_with(diff: &str, with_signals: bool) -> Features {
                 continue;
             }
             let [removed_lines, added_lines] = &sides;
-            edits(role, removed_lines, added_lines, &mut counts, &mut out.line_buckets, &mut edit_totals);
+            edits(
+                role,
+                removed_lines,
+                added_lines,
+                &mut counts,
+                &mut out.line_buckets,
+                &mut edit_totals,
+            );
             // What the hunk lost and gained, word by word: moved words cancel out.
             for (word, &at) in &lost {
                 if !gained.contains_key(word) {
@@ -290,8 +284,7 @@ pub fn extract_with(diff: &str, with_signals: bool) -> Features {
     counts.shape("removed", bucket_of(removed), 1.0);
     counts.shape("files", bucket_of(files.len()), 1.0);
     let total = added + removed;
-    if total > 0 {
-        let share = removed * 4 / total;
+    if let Some(share) = (removed * 4).checked_div(total) {
         counts.shape("removed-share", &share.to_string(), 1.0);
     }
     let tests = match (test_added > 0, test_removed > 0) {
@@ -306,11 +299,15 @@ pub fn extract_with(diff: &str, with_signals: bool) -> Features {
     counts.shape("pure-added", bucket_of(pure_added), 1.0);
     counts.shape("modified", bucket_of(modified), 1.0);
     let edits_total = pure_removed + pure_added + modified;
-    if edits_total > 0 {
-        counts.shape("pure-removed-share", &(pure_removed * 4 / edits_total).to_string(), 1.0);
-        counts.shape("modified-share", &(modified * 4 / edits_total).to_string(), 1.0);
+    if let (Some(pure), Some(modified)) = (
+        (pure_removed * 4).checked_div(edits_total),
+        (modified * 4).checked_div(edits_total),
+    ) {
+        counts.shape("pure-removed-share", &pure.to_string(), 1.0);
+        counts.shape("modified-share", &modified.to_string(), 1.0);
     }
-    let only = |r: Role| roles_changed[r as usize] && roles_changed.iter().filter(|x| **x).count() == 1;
+    let only =
+        |r: Role| roles_changed[r as usize] && roles_changed.iter().filter(|x| **x).count() == 1;
     for (r, name) in [
         (Role::Test, "tests"),
         (Role::Docs, "docs"),
@@ -321,9 +318,6 @@ pub fn extract_with(diff: &str, with_signals: bool) -> Features {
         if only(r) {
             counts.shape("only", name, 1.0);
         }
-    }
-    for hit in &out.hits {
-        counts.shape("signal", hit.id, 1.0);
     }
     counts.shape("bias-shape", "", 0.0);
 
@@ -361,7 +355,9 @@ fn clip(text: &str, max: usize) -> &str {
 
 /// Path words, language and role of a changed file.
 fn file_features(file: &FileDiff<'_>, counts: &mut Counts) {
-    if !file.hunks.iter().flat_map(|h| &h.lines).any(|l| l.changed) && !file.created && !file.deleted
+    if !file.hunks.iter().flat_map(|h| &h.lines).any(|l| l.changed)
+        && !file.created
+        && !file.deleted
     {
         return;
     }
@@ -483,7 +479,10 @@ fn edits(
             if *n == 0 {
                 continue;
             }
-            let is_name = t.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+            let is_name = t
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
             only_names &= is_name;
             if *n > 0 {
                 emit(*line, &format!("Mt-{role}"), t);

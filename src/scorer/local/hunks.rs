@@ -21,18 +21,13 @@ pub enum Lang {
 }
 
 impl Lang {
-    /// Bit used by [`super::line_rules::Rule::langs`].
-    pub fn bit(self) -> u16 {
-        1 << (self as u16)
-    }
-
     /// Languages where `#` starts a comment.
     fn hash_comments(self) -> bool {
         matches!(self, Lang::Python | Lang::Ruby | Lang::Other)
     }
 }
 
-/// What a file is for; signals apply to some roles only.
+/// What a file is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     Source,
@@ -43,12 +38,6 @@ pub enum Role {
     Manifest,
     /// Prose: Markdown, text, licences.
     Docs,
-}
-
-impl Role {
-    pub fn bit(self) -> u8 {
-        1 << (self as u8)
-    }
 }
 
 /// How a line changed.
@@ -67,8 +56,6 @@ pub struct Line<'a> {
     pub text: &'a str,
     /// New-file line number; for a removed line, the new-file line where the removal sits.
     pub new_line: u32,
-    /// Old-file line number; for an added line, the old-file line where the addition sits.
-    pub old_line: u32,
     /// Set by [`mark_changed`]: the line carries a real change (not blank, not a
     /// comment, not moved or re-indented).
     pub changed: bool,
@@ -114,7 +101,6 @@ impl FileDiff<'_> {
 pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
     let mut files: Vec<FileDiff<'_>> = Vec::new();
     let mut new_line = 0u32;
-    let mut old_line = 0u32;
     for raw in diff.split('\n') {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if let Some(rest) = raw.strip_prefix("diff --git ") {
@@ -126,10 +112,9 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
         };
         let in_hunk = !file.hunks.is_empty();
         if let Some(rest) = raw.strip_prefix("@@ ")
-            && let Some((old_start, start, header)) = parse_hunk_header(rest)
+            && let Some((_old_start, start, header)) = parse_hunk_header(rest)
         {
             new_line = start;
-            old_line = old_start;
             file.hunks.push(Hunk {
                 header,
                 lines: Vec::new(),
@@ -139,7 +124,10 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
         if !in_hunk {
             if let Some(p) = raw.strip_prefix("+++ ") {
                 if let Some(path) = marker_path(p.as_bytes()) {
-                    set_path(file, strip_prefix_dir(&String::from_utf8_lossy(&path), "b/"));
+                    set_path(
+                        file,
+                        strip_prefix_dir(&String::from_utf8_lossy(&path), "b/"),
+                    );
                 }
             } else if let Some(p) = raw.strip_prefix("--- ") {
                 if marker_path(p.as_bytes()).is_none() {
@@ -150,7 +138,10 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             } else if raw.starts_with("deleted file mode") {
                 file.deleted = true;
             } else if let Some(p) = raw.strip_prefix("rename to ") {
-                set_path(file, String::from_utf8_lossy(&unquote(p.as_bytes())).into_owned());
+                set_path(
+                    file,
+                    String::from_utf8_lossy(&unquote(p.as_bytes())).into_owned(),
+                );
             }
             continue;
         }
@@ -166,14 +157,10 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             kind,
             text,
             new_line,
-            old_line,
             changed: false,
         });
         if kind != Kind::Removed {
             new_line = new_line.saturating_add(1);
-        }
-        if kind != Kind::Added {
-            old_line = old_line.saturating_add(1);
         }
     }
     files

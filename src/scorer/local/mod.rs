@@ -10,8 +10,7 @@
 //!    or added ([`kinds`]: a condition, a comparison, a `raise`/`throw`/`return err`, a header
 //!    or cookie name, a size or bounds constant, a close/unlock/cancel, an `await`, a test
 //!    assertion, …) in which role of file, hashed token n-grams of the changed lines and their
-//!    context, what each hunk lost and gained, the shape of the change, and the hits of the
-//!    hand-written [`signals`] (which remain as features: they name precise places).
+//!    context, what each hunk lost and gained, and the shape of the change.
 //! 3. [`model`] reads them in two stages fitted on a mined corpus of real changes
 //!    (`testdata/corpus/`, re-fitted deterministically by `scripts/fit`): a gate, `P(risky)`,
 //!    and an axis model, `P(axis | risky)`; an axis scores their product, a calibrated
@@ -26,17 +25,17 @@
 //! # Start-up
 //!
 //! A Stop hook is a fresh process. The model is read in place from the binary; the lexer and
-//! the line kinds are hand-written; the signals' rules compile lazily, only when a literal of
-//! theirs occurs in the changed text. `cargo bench --bench local_startup` measures it.
+//! the line kinds are hand-written; nothing is compiled at run time (no regex). The
+//! hand-written regex signals of earlier versions were dropped: out-of-fold they added
+//! nothing the learned features did not already carry (top-3 recall 37.3% with them, 40.5%
+//! without, at 3.3% and 4.1% benign false alarms) and cost about 7 ms of every cold start.
+//! `cargo bench --bench local_startup` measures it.
 
 mod evidence;
 pub mod features;
 mod hunks;
 mod kinds;
-mod line_rules;
 pub mod model;
-mod prefilter;
-mod signals;
 mod tokens;
 
 use std::time::Duration;
@@ -44,8 +43,6 @@ use std::time::Duration;
 use super::{ScoreError, Scorer, Scores};
 use crate::pipeline::axes::AXIS_COUNT;
 use crate::pipeline::payload::Payload;
-
-pub use signals::Hit;
 
 /// Evidence items kept per axis, strongest first.
 pub const EVIDENCE_PER_AXIS: usize = evidence::PER_AXIS;
@@ -64,19 +61,6 @@ pub fn default_thresholds() -> Option<[f64; AXIS_COUNT]> {
 impl LocalScorer {
     pub fn new() -> LocalScorer {
         LocalScorer::default()
-    }
-
-    /// Compiles every line rule now instead of when a payload first could match it, and
-    /// returns how many rules have no literal to wait for; for benches and tests.
-    #[doc(hidden)]
-    pub fn compile_all_rules(&self) -> usize {
-        signals::compile_all_rules()
-    }
-
-    /// Compile time of each regex the scorer may need; for the start-up bench.
-    #[doc(hidden)]
-    pub fn compile_profile(&self) -> Vec<(String, std::time::Duration)> {
-        signals::compile_profile()
     }
 
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).
@@ -123,6 +107,8 @@ impl Scorer for LocalScorer {
 mod tests {
     use super::*;
 
+    const AUTH: usize = 1;
+
     const AUTH_BYPASS: &str = "diff --git a/internal/repo/permissions.go b/internal/repo/permissions.go\n\
         --- a/internal/repo/permissions.go\n+++ b/internal/repo/permissions.go\n\
         @@ -5,5 +5,5 @@ func CanEdit(owner, actor string) bool {\n \tif actor == \"\" {\n \t\treturn false\n \t}\n\
@@ -133,29 +119,28 @@ mod tests {
         let s = LocalScorer::new().score_diff(AUTH_BYPASS);
         let thresholds = default_thresholds().unwrap();
         assert!(
-            s.values[line_rules::AUTH] >= thresholds[line_rules::AUTH],
+            s.values[AUTH] >= thresholds[AUTH],
             "{:?} vs {thresholds:?}",
             s.values
         );
         let best = (0..AXIS_COUNT)
             .max_by(|&a, &b| s.values[a].total_cmp(&s.values[b]))
             .unwrap();
-        assert_eq!(best, line_rules::AUTH);
-        let ev = s
-            .evidence
-            .iter()
-            .find(|e| e.axis == line_rules::AUTH)
-            .unwrap();
+        assert_eq!(best, AUTH);
+        let ev = s.evidence.iter().find(|e| e.axis == AUTH).unwrap();
         assert_eq!(ev.file, "internal/repo/permissions.go");
         assert_eq!(ev.line, Some(8));
     }
 
     #[test]
-    fn empty_diff_scores_the_base_rate_and_names_nothing() {
+    fn empty_diff_selects_nothing_and_names_nothing() {
         let s = LocalScorer::new().score_diff("");
-        let model = model::SHIPPED.as_ref().unwrap();
-        let (gate, axes) = model.logits(&Default::default());
-        assert_eq!(s.values, model.score(gate, &axes).axes);
+        let thresholds = default_thresholds().unwrap();
+        assert!(
+            s.values.iter().zip(thresholds).all(|(v, t)| *v < t),
+            "{:?} vs {thresholds:?}",
+            s.values
+        );
         assert!(s.evidence.is_empty());
     }
 

@@ -222,8 +222,14 @@ mod tests {
             ]
         );
         let t = tokenize(r#"req.headers.remove("Proxy-Authorization")"#);
-        assert!(t.iter().any(|t| t.kind == TokenKind::StrWord && t.text == "authorization"));
-        assert!(t.iter().any(|t| t.kind == TokenKind::StrWord && t.text == "proxy"));
+        assert!(
+            t.iter()
+                .any(|t| t.kind == TokenKind::StrWord && t.text == "authorization")
+        );
+        assert!(
+            t.iter()
+                .any(|t| t.kind == TokenKind::StrWord && t.text == "proxy")
+        );
         let t = texts("a <= b && c?.d ?? e");
         for op in ["<=", "&&", "?.", "??"] {
             assert!(t.contains(&op.to_string()), "{op} in {t:?}");
@@ -243,7 +249,15 @@ mod tests {
 
     #[test]
     fn any_text_tokenizes() {
-        for line in ["", "\"unterminated", "'", "\\", "é€😀 = ß", "a\"b\\\"c\"d", "1.2.3e4"] {
+        for line in [
+            "",
+            "\"unterminated",
+            "'",
+            "\\",
+            "é€😀 = ß",
+            "a\"b\\\"c\"d",
+            "1.2.3e4",
+        ] {
             let _ = tokenize(line);
         }
         let long = "x".repeat(10_000);
