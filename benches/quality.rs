@@ -1,164 +1,209 @@
-//! Quality and speed report for a scorer on the labeled set in `testdata/eval/`.
+//! How well a scorer routes real changes: per-axis precision and recall, top-3 primary-axis
+//! recall, any-label recall and benign false alarms, on the mined corpus in
+//! `testdata/corpus/` (real fix commits stored reversed and real benign commits).
 //!
-//! `cargo bench --bench quality [-- --split dev|holdout|all] [--threshold 0.85] [--misses]`
-//! prints per-axis precision and recall, the benign false-alarm rate and top-1 / top-3 hit
-//! rates, then times the local scorer on a payload of about 64 KiB. [`quality`] takes any
-//! [`Scorer`], so a remote backend can be measured the same way.
+//! `scripts/quality` runs `cargo bench --bench quality -- [options]`:
+//!
+//! - (default) the `local` scorer, **out-of-fold**: grouped 5-fold cross-validation by
+//!   repository, nested, so the figures for each fold come from a model, a calibration and
+//!   thresholds chosen without any repository of that fold. Also the out-of-fold reliability
+//!   table of the scores.
+//! - `--curve`: the same on 25%, 50% and 75% of the repositories too (the learning curve).
+//! - `--scorer jev|openai|command|local`: score every case with that backend as configured in
+//!   the environment (`JEV_PREFLIGHT_*`, keys), at its own thresholds. For a remote scorer
+//!   every case is out-of-sample; for `local` this is the shipped model on the data it was
+//!   fitted on, and is labeled **in-sample**.
+//! - `--eval-set`: the shipped `local` model on the hand-written set in `testdata/eval/`; the
+//!   model never saw it, but the line kinds were written with it in view, so it is labeled
+//!   in-sample too.
+//! - `--corpus DIR`, `--folds K`, `--false-alarms R` as for the `fit` bench.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use jev_preflight::pipeline::axes::DEFAULT_THRESHOLD;
-use jev_preflight::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
-use jev_preflight::scorer::Scorer;
+use jev_preflight::pipeline::axes::{AXIS_COUNT, DEFAULT_THRESHOLD};
 use jev_preflight::scorer::local::LocalScorer;
+use jev_preflight::scorer::{self, Scorer, ScorerKind};
 
+#[path = "support/corpus.rs"]
+mod corpus;
 #[path = "support/eval_set.rs"]
 mod eval_set;
-use eval_set::{Case, Split};
-
-struct Args {
-    split: Option<Split>,
-    threshold: f64,
-    misses: bool,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        split: None,
-        threshold: DEFAULT_THRESHOLD,
-        misses: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            // Passed by `cargo bench`.
-            "--bench" => {}
-            "--misses" => args.misses = true,
-            "--split" => {
-                args.split = match it.next().as_deref() {
-                    Some("dev") => Some(Split::Dev),
-                    Some("holdout") => Some(Split::Holdout),
-                    Some("all") => None,
-                    other => return Err(format!("unknown split `{}`", other.unwrap_or(""))),
-                }
-            }
-            "--threshold" => {
-                args.threshold = it
-                    .next()
-                    .and_then(|t| t.parse().ok())
-                    .filter(|t: &f64| (0.0..=1.0).contains(t))
-                    .ok_or("`--threshold` takes a number in [0, 1]")?;
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(args)
-}
-
-/// Prints the quality table of `scorer` on `cases`.
-fn quality(
-    scorer: &dyn Scorer,
-    cases: &[Case],
-    threshold: f64,
-    misses: bool,
-) -> Result<(), String> {
-    let report = eval_set::evaluate(scorer, cases, threshold).map_err(|e| e.to_string())?;
-    print!("{}", report.table());
-    let total: Duration = report.results.iter().map(|r| r.elapsed).sum();
-    println!(
-        "mean time per case: {:.1} µs",
-        total.as_secs_f64() * 1e6 / report.results.len().max(1) as f64
-    );
-    if misses {
-        print!("{}", report.misses());
-    }
-    Ok(())
-}
-
-/// Times the local scorer on whole eval diffs concatenated up to the default payload cap.
-fn speed(cases: &[Case]) {
-    let mut diff = String::new();
-    'fill: loop {
-        for case in cases {
-            // Whole diffs while the payload stays complete (no partial view).
-            let next = diff.clone() + &case.diff;
-            if eval_set::payload_from_diff(&next)
-                .is_none_or(|p| p.json.len() >= DEFAULT_MAX_DIFF_BYTES || !p.omitted.is_empty())
-            {
-                break 'fill;
-            }
-            diff.push_str(&case.diff);
-        }
-    }
-    let payload = eval_set::payload_from_diff(&diff).expect("the eval diffs make a payload");
-    let scorer = LocalScorer::new();
-    let start = Instant::now();
-    std::hint::black_box(scorer.score_diff(""));
-    println!(
-        "rule compilation (first score in a process): {:.2} ms",
-        start.elapsed().as_secs_f64() * 1e3
-    );
-    // The first call on real input fills the regex engines' caches; report it apart.
-    let start = Instant::now();
-    scorer
-        .score(&payload, Duration::from_secs(1))
-        .expect("local scorer never fails");
-    let first = start.elapsed();
-    let mut times: Vec<Duration> = (0..200)
-        .map(|_| {
-            let start = Instant::now();
-            let scores = scorer
-                .score(&payload, Duration::from_secs(1))
-                .expect("local scorer never fails");
-            std::hint::black_box(scores);
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "speed: payload {} bytes ({} diff lines, {} files): first call {:.2} ms (cold caches); \
-         then min {:.3} ms, median {:.3} ms, p99 {:.3} ms, max {:.3} ms over {} runs",
-        payload.json.len(),
-        diff.lines().count(),
-        payload.files.len(),
-        ms(first),
-        ms(times[0]),
-        ms(times[times.len() / 2]),
-        ms(times[times.len() * 99 / 100]),
-        ms(times[times.len() - 1]),
-        times.len()
-    );
-}
+#[path = "support/fit.rs"]
+mod fit;
+#[path = "support/learn.rs"]
+mod learn;
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let mut params = fit::Params::default();
+    if let Some(v) = value("--folds") {
+        params.folds = v.parse().expect("--folds takes a number");
+    }
+    if let Some(v) = value("--false-alarms") {
+        params.false_alarm_limit = v.parse().expect("--false-alarms takes a number");
+    }
+    if flag("--eval-set") {
+        return eval_set_report();
+    }
+    let dir = value("--corpus").map_or_else(corpus::default_dir, PathBuf::from);
+    let data = match learn::Data::load(&dir, &params) {
+        Ok(d) => d,
         Err(e) => {
-            eprintln!(
-                "error: {e}\nhint: `cargo bench --bench quality -- --split dev|holdout|all --threshold 0.85 --misses`"
-            );
+            eprintln!("error: {e}\nhint: the corpus is `testdata/corpus/` (see its README)");
             return ExitCode::from(2);
         }
     };
+    println!(
+        "corpus: {} cases ({} risky, {} benign) from {} repositories",
+        data.cases.len(),
+        data.cases
+            .iter()
+            .filter(|c| c.kind == corpus::Kind::Risky)
+            .count(),
+        data.cases
+            .iter()
+            .filter(|c| c.kind == corpus::Kind::Benign)
+            .count(),
+        data.repos().len()
+    );
+    if let Some(name) = value("--scorer") {
+        return scorer_report(&data, &name);
+    }
+    let all = data.all();
+    let out = learn::run(&data, &all, &params, false, true);
+    print!(
+        "{}",
+        fit::table(
+            &format!(
+                "local scorer, out-of-fold (nested, {} folds by repository; benign false-alarm budget {:.0}%)",
+                params.folds,
+                params.false_alarm_limit * 100.0
+            ),
+            &out.nested
+        )
+    );
+    println!(
+        "reliability, out-of-fold: a case's highest axis score (what an answer shows first, \
+         about P(risky)) vs the share of risky changes; on the corpus's mix of {:.0}% risky",
+        100.0 * out.nested.risky as f64 / (out.nested.risky + out.nested.benign).max(1) as f64
+    );
+    print!("{}", fit::reliability(&out.nested));
+    if flag("--curve") {
+        println!("learning curve (nested out-of-fold, on a share of the repositories):");
+        println!("| repositories | cases | top-3 primary recall | benign false alarms |");
+        println!("|---:|---:|---:|---:|");
+        let repos = data.repos();
+        for share in [0.25, 0.5, 0.75] {
+            // A fixed subset: repositories whose hash falls in the first `share` of the range.
+            let keep: Vec<&str> = repos
+                .iter()
+                .copied()
+                .filter(|r| (corpus::fold_of(r, 1000) as f64) < share * 1000.0)
+                .collect();
+            let members: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|&i| keep.contains(&data.cases[i].repo.as_str()))
+                .collect();
+            let o = learn::run(&data, &members, &params, false, true);
+            println!(
+                "| {} | {} | {:.3} | {:.3} |",
+                keep.len(),
+                members.len(),
+                o.nested.primary_recall(),
+                o.nested.false_alarms()
+            );
+        }
+        println!(
+            "| {} | {} | {:.3} | {:.3} |",
+            repos.len(),
+            all.len(),
+            out.nested.primary_recall(),
+            out.nested.false_alarms()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// Every case scored by one configured backend, at that backend's thresholds.
+fn scorer_report(data: &learn::Data, name: &str) -> ExitCode {
+    let env = jev_preflight::env::HostEnv::from_process();
+    let mut settings = match jev_preflight::config::user_settings(&env) {
+        Ok(u) => u.scorer,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    settings.kind = match name {
+        "jev" => ScorerKind::Jev,
+        "openai" => ScorerKind::OpenAi,
+        "command" => ScorerKind::Command,
+        "local" => ScorerKind::Local,
+        other => {
+            eprintln!("error: unknown scorer `{other}`");
+            return ExitCode::from(2);
+        }
+    };
+    let backend = match scorer::build(&settings) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let thresholds = backend
+        .default_thresholds()
+        .unwrap_or([DEFAULT_THRESHOLD; AXIS_COUNT]);
+    let mut probs = vec![[0.0; AXIS_COUNT]; data.cases.len()];
+    for (i, c) in data.cases.iter().enumerate() {
+        if let Some(p) = eval_set::payload_from_diff(&c.diff) {
+            match backend.score(&p, Duration::from_secs(60)) {
+                Ok(s) => probs[i] = s.values,
+                Err(e) => {
+                    eprintln!("error: case `{}`: {e}", c.id);
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    let figures = fit::figures(&data.cases, &data.all(), &probs, &|_| thresholds);
+    let title = if name == "local" {
+        "local scorer as shipped, IN-SAMPLE (fitted on this corpus; see the default run for out-of-fold figures)".to_owned()
+    } else {
+        format!("`{name}` scorer at its thresholds (every case out-of-sample)")
+    };
+    print!("{}", fit::table(&title, &figures));
+    ExitCode::SUCCESS
+}
+
+/// The shipped model on the hand-written set in `testdata/eval/`.
+fn eval_set_report() -> ExitCode {
     let cases = match eval_set::load(&eval_set::default_dir()) {
-        Ok(cases) => cases,
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let subset: Vec<Case> = cases
-        .iter()
-        .filter(|c| args.split.is_none_or(|s| c.split == s))
-        .cloned()
-        .collect();
-    // Speed first, so its first call pays for compiling the rules as a hook process does.
-    speed(&cases);
-    if let Err(e) = quality(&LocalScorer::new(), &subset, args.threshold, args.misses) {
-        eprintln!("error: scorer failed: {e}");
-        return ExitCode::FAILURE;
-    }
+    let scorer = LocalScorer::new();
+    let thresholds = scorer
+        .default_thresholds()
+        .unwrap_or([DEFAULT_THRESHOLD; AXIS_COUNT]);
+    let report = eval_set::evaluate(&scorer, &cases, &thresholds).expect("local never fails");
+    println!(
+        "testdata/eval: the model was never fitted on it, but its line kinds and evidence \
+         words were written with these cases in view, so treat it as IN-SAMPLE"
+    );
+    print!("{}", report.table());
     ExitCode::SUCCESS
 }

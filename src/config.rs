@@ -488,7 +488,8 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
 #[serde(deny_unknown_fields)]
 pub struct Frozen {
     pub mode: Mode,
-    pub threshold: f64,
+    /// The threshold the repository or the user set; `None`: the scorer's own defaults.
+    pub threshold: Option<f64>,
     pub per_axis: Vec<Option<f64>>,
     pub max_diff_bytes: usize,
     pub oversize: Oversize,
@@ -502,10 +503,7 @@ impl Frozen {
     pub fn resolve(repo: &RepoConfig, user: &UserSettings) -> Frozen {
         Frozen {
             mode: repo.mode.or(user.mode).unwrap_or_default(),
-            threshold: repo
-                .threshold
-                .or(user.threshold)
-                .unwrap_or(DEFAULT_THRESHOLD),
+            threshold: repo.threshold.or(user.threshold),
             per_axis: AXIS_IDS
                 .iter()
                 .map(|id| repo.thresholds.get(*id).copied())
@@ -521,13 +519,21 @@ impl Frozen {
         }
     }
 
-    pub fn thresholds(&self) -> Thresholds {
+    /// The thresholds that select axes: per axis, the repository's `thresholds` entry, else
+    /// the `threshold` the repository or the user set, else the scorer's own default for that
+    /// axis (the `local` scorer's are calibrated), else [`DEFAULT_THRESHOLD`].
+    pub fn thresholds(&self, scorer_defaults: Option<[f64; AXIS_COUNT]>) -> Thresholds {
         let mut per_axis = [None; AXIS_COUNT];
-        for (slot, t) in per_axis.iter_mut().zip(&self.per_axis) {
-            *slot = *t;
+        for (i, slot) in per_axis.iter_mut().enumerate() {
+            let explicit = self.per_axis.get(i).copied().flatten();
+            *slot = match (explicit, self.threshold, scorer_defaults) {
+                (Some(t), _, _) => Some(t),
+                (None, None, Some(defaults)) => Some(defaults[i]),
+                _ => None,
+            };
         }
         Thresholds {
-            default: self.threshold,
+            default: self.threshold.unwrap_or(DEFAULT_THRESHOLD),
             per_axis,
         }
     }
@@ -682,8 +688,19 @@ mod tests {
         };
         let f = Frozen::resolve(&repo, &user);
         assert_eq!(f.mode, Mode::Report);
-        assert_eq!(f.thresholds().default, 0.6);
-        assert_eq!(f.thresholds().per_axis[6], Some(0.3));
+        assert_eq!(f.thresholds(None).default, 0.6);
+        assert_eq!(f.thresholds(None).per_axis[6], Some(0.3));
+        // An explicit threshold wins over a scorer's defaults; per-axis entries over both.
+        let t = f.thresholds(Some([0.4; AXIS_COUNT]));
+        assert_eq!(
+            (t.default, t.per_axis[0], t.per_axis[6]),
+            (0.6, None, Some(0.3))
+        );
+        let unset = Frozen::resolve(&repo, &UserSettings::default());
+        let t = unset.thresholds(Some([0.4; AXIS_COUNT]));
+        assert_eq!((t.per_axis[0], t.per_axis[6]), (Some(0.4), Some(0.3)));
+        assert_eq!(unset.thresholds(None).per_axis[0], None);
+        assert_eq!(unset.thresholds(None).default, DEFAULT_THRESHOLD);
         let f = Frozen::resolve(&parse_repo_config(br#"{"mode":"assist"}"#).unwrap(), &user);
         assert_eq!(f.mode, Mode::Assist);
     }

@@ -153,12 +153,12 @@ pub fn payload_from_diff(diff: &str) -> Option<Payload> {
     }
 }
 
-/// The axes an answer would name at `threshold`: the real selection (at or above, highest
-/// first, ties by id, at most three).
-pub fn shown(values: &[f64; AXIS_COUNT], threshold: f64) -> Vec<usize> {
+/// The axes an answer would name at these per-axis thresholds: the real selection (at or
+/// above, highest first, ties by id, at most three).
+pub fn shown(values: &[f64; AXIS_COUNT], threshold: &[f64; AXIS_COUNT]) -> Vec<usize> {
     let thresholds = Thresholds {
-        default: threshold,
-        per_axis: [None; AXIS_COUNT],
+        default: threshold[0],
+        per_axis: threshold.map(Some),
     };
     axes::select(values, &thresholds)
         .iter()
@@ -207,7 +207,7 @@ fn ratio(num: usize, den: usize) -> Option<f64> {
 #[derive(Debug, Clone)]
 pub struct Report {
     pub scorer: String,
-    pub threshold: f64,
+    pub threshold: [f64; AXIS_COUNT],
     pub results: Vec<CaseResult>,
     /// Per axis: fired means score ≥ threshold (whether or not it made the top 3).
     pub axes: [AxisFigures; AXIS_COUNT],
@@ -248,8 +248,11 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "scorer `{}`, threshold {:.2}: {} risky, {} benign cases",
-            self.scorer, self.threshold, self.risky, self.benign
+            "scorer `{}`, thresholds {:?}: {} risky, {} benign cases",
+            self.scorer,
+            self.threshold.map(|t| (t * 1000.0).round() / 1000.0),
+            self.risky,
+            self.benign
         );
         let _ = writeln!(
             out,
@@ -331,8 +334,12 @@ impl Report {
     }
 }
 
-/// Scores every case with `scorer` and computes the figures at `threshold`.
-pub fn evaluate(scorer: &dyn Scorer, cases: &[Case], threshold: f64) -> Result<Report, ScoreError> {
+/// Scores every case with `scorer` and computes the figures at the per-axis `threshold`.
+pub fn evaluate(
+    scorer: &dyn Scorer,
+    cases: &[Case],
+    threshold: &[f64; AXIS_COUNT],
+) -> Result<Report, ScoreError> {
     let mut results = Vec::with_capacity(cases.len());
     for case in cases {
         let start = Instant::now();
@@ -350,17 +357,17 @@ pub fn evaluate(scorer: &dyn Scorer, cases: &[Case], threshold: f64) -> Result<R
             elapsed,
         });
     }
-    Ok(summarize(scorer.name(), threshold, results))
+    Ok(summarize(scorer.name(), *threshold, results))
 }
 
-pub fn summarize(scorer: &str, threshold: f64, results: Vec<CaseResult>) -> Report {
+pub fn summarize(scorer: &str, threshold: [f64; AXIS_COUNT], results: Vec<CaseResult>) -> Report {
     let mut axes = [AxisFigures::default(); AXIS_COUNT];
     let (mut risky, mut benign, mut benign_alarms) = (0, 0, 0);
     let (mut top1_hits, mut top3_hits, mut labels_shown, mut labels_total) = (0, 0, 0, 0);
     for r in &results {
         for (axis, f) in axes.iter_mut().enumerate() {
             let labeled = r.labels.contains(&axis);
-            let fired = r.values[axis].is_finite() && r.values[axis] >= threshold;
+            let fired = r.values[axis].is_finite() && r.values[axis] >= threshold[axis];
             f.support += usize::from(labeled);
             f.true_pos += usize::from(labeled && fired);
             f.false_pos += usize::from(!labeled && fired);

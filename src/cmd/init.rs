@@ -1,6 +1,8 @@
 //! `jev-preflight init`: a starter `.jev-preflight.json` and the explanation of its keys.
 //!
-//! The starter file names every key the repository config accepts, set to its default, and
+//! The starter file names every key the repository config accepts, set to its default (all
+//! but `threshold`: written out, it would replace the `local` scorer's calibrated per-axis
+//! defaults with one uncalibrated number), and
 //! points editors at the JSON Schema shipped in this crate (`$schema`), so they validate and
 //! complete it. JSON has no comments, so what each key means is printed instead: the text is
 //! generated from the schema's own descriptions, which keeps the two from drifting apart.
@@ -13,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
-use crate::pipeline::axes::{AXIS_IDS, DEFAULT_THRESHOLD};
+use crate::pipeline::axes::AXIS_IDS;
 use crate::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
 use crate::state::{self, fs::Durability, fs::FsError};
 
@@ -38,13 +40,13 @@ pub const KEYS: [&str; 9] = [
     "answer",
 ];
 
-/// The starter `.jev-preflight.json`: every key at its default.
+/// The starter `.jev-preflight.json`: every key at its default, except `threshold` (left
+/// unset so each scorer's own defaults apply).
 pub fn starter_config() -> String {
     format!(
         r#"{{
   "$schema": "{SCHEMA_URL}",
   "mode": "assist",
-  "threshold": {DEFAULT_THRESHOLD},
   "thresholds": {{}},
   "maxDiffBytes": {DEFAULT_MAX_DIFF_BYTES},
   "oversize": "partial",

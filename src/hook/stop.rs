@@ -168,7 +168,8 @@ fn evaluate(
     // Score with the scorer the user chose, then pick the axes.
     let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
     let scorer = effects.scorer(&user.scorer)?;
-    let verdict = pipeline::judge(&payload, &*scorer, &frozen.thresholds(), ctx.scorer_budget)?;
+    let thresholds = frozen.thresholds(scorer.default_thresholds());
+    let verdict = pipeline::judge(&payload, &*scorer, &thresholds, ctx.scorer_budget)?;
     effects.checkpoint(Checkpoint::Scored);
     clock.lap("score");
     let (scores, selected) = (&verdict.scores, &verdict.selected);

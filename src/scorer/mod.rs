@@ -118,6 +118,10 @@ pub trait Scorer {
     fn name(&self) -> &'static str;
     /// Scores `payload` within `budget`.
     fn score(&self, payload: &Payload, budget: Duration) -> Result<Scores, ScoreError>;
+    /// Per-axis thresholds calibrated for this scorer, used where the user set none.
+    fn default_thresholds(&self) -> Option<[f64; AXIS_COUNT]> {
+        None
+    }
 }
 
 /// Which backend the user chose.
@@ -158,6 +162,15 @@ pub mod openai;
 pub mod secret;
 
 impl ScorerKind {
+    /// The per-axis thresholds calibrated for the backend this kind resolves to, if it has
+    /// any (the `local` scorer's), without building it.
+    pub fn default_thresholds(self, settings: &ScorerSettings) -> Option<[f64; AXIS_COUNT]> {
+        match self.resolve(settings) {
+            ScorerKind::Local => local::default_thresholds(),
+            _ => None,
+        }
+    }
+
     /// The kind `auto` stands for under `settings`; other kinds are themselves.
     pub fn resolve(self, settings: &ScorerSettings) -> ScorerKind {
         match self {

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::support::TestRepo;
 use crate::support::hook::HookEnv;
 
-const API_BEFORE: &str = "use crate::auth::require_admin;\n\npub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    require_admin(caller)?;\n    db.users().delete(id)?;\n    Ok(())\n}\n";
+const API_BEFORE: &str = "use crate::auth::require_admin;\n\npub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    require_admin(caller)?;\n    db.users().delete(id)?;\n    db.audit().record(caller.id, \"delete_user\", id)?;\n    Ok(())\n}\n";
 const API_AFTER: &str = "use crate::auth::require_admin;\n\npub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    db.users().delete(id)?;\n    Ok(())\n}\n";
 
 fn eval(env: &HookEnv, repo: &TestRepo, args: &[&str]) -> Output {
@@ -30,7 +30,8 @@ fn sarif_of(out: &Output) -> Value {
     })
 }
 
-/// A branch whose one commit drops an admin check, in a file whose name needs encoding.
+/// A branch whose one commit drops an admin check and an audit record, in a file whose name
+/// needs encoding.
 fn branch_repo() -> TestRepo {
     let repo = TestRepo::new();
     repo.write("src/user api.rs", API_BEFORE);

@@ -314,7 +314,7 @@ pub fn run(
         None => Attributes::default(),
     };
     let selection = pipeline::select(changes, &selector, &attributes);
-    let thresholds = frozen.thresholds();
+    let thresholds = frozen.thresholds(scorer_settings.kind.default_thresholds(&scorer_settings));
     let mut report = Report {
         source: request.source.describe(),
         scorer: kind_name(scorer_settings.kind.resolve(&scorer_settings)),

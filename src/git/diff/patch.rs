@@ -38,7 +38,7 @@ fn trim_eol(line: &[u8]) -> &[u8] {
 }
 
 /// Undoes git's C-style quoting of a path (`"a\tb"`, octal escapes); unquoted paths pass.
-fn unquote(raw: &[u8]) -> Vec<u8> {
+pub(crate) fn unquote(raw: &[u8]) -> Vec<u8> {
     let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
         return raw.to_vec();
     };
@@ -82,7 +82,7 @@ fn unquote(raw: &[u8]) -> Vec<u8> {
 
 /// The path of a `---`/`+++` line: quoted or up to a tab (plain diff puts a date there);
 /// `None` for `/dev/null`.
-fn marker_path(rest: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn marker_path(rest: &[u8]) -> Option<Vec<u8>> {
     let rest = trim_eol(rest);
     let path = if rest.starts_with(b"\"") {
         let end = rest[1..]

@@ -1,6 +1,9 @@
 //! The unified diff as the local scorer reads it: files, hunks, and changed lines with their
 //! line numbers, plus each file's language and role (source, test, config, …).
 
+use std::collections::HashSet;
+
+use crate::git::diff::patch::{marker_path, unquote};
 use crate::pipeline::paths::is_test_path;
 
 /// The programming language of a file, from its extension.
@@ -18,18 +21,13 @@ pub enum Lang {
 }
 
 impl Lang {
-    /// Bit used by [`super::line_rules::Rule::langs`].
-    pub fn bit(self) -> u16 {
-        1 << (self as u16)
-    }
-
     /// Languages where `#` starts a comment.
     fn hash_comments(self) -> bool {
         matches!(self, Lang::Python | Lang::Ruby | Lang::Other)
     }
 }
 
-/// What a file is for; signals apply to some roles only.
+/// What a file is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     Source,
@@ -40,12 +38,6 @@ pub enum Role {
     Manifest,
     /// Prose: Markdown, text, licences.
     Docs,
-}
-
-impl Role {
-    pub fn bit(self) -> u8 {
-        1 << (self as u8)
-    }
 }
 
 /// How a line changed.
@@ -64,9 +56,7 @@ pub struct Line<'a> {
     pub text: &'a str,
     /// New-file line number; for a removed line, the new-file line where the removal sits.
     pub new_line: u32,
-    /// Old-file line number; for an added line, the old-file line where the addition sits.
-    pub old_line: u32,
-    /// Set by [`super::signals::collect`]: the line carries a real change (not blank, not a
+    /// Set by [`mark_changed`]: the line carries a real change (not blank, not a
     /// comment, not moved or re-indented).
     pub changed: bool,
 }
@@ -111,7 +101,6 @@ impl FileDiff<'_> {
 pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
     let mut files: Vec<FileDiff<'_>> = Vec::new();
     let mut new_line = 0u32;
-    let mut old_line = 0u32;
     for raw in diff.split('\n') {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if let Some(rest) = raw.strip_prefix("diff --git ") {
@@ -123,10 +112,9 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
         };
         let in_hunk = !file.hunks.is_empty();
         if let Some(rest) = raw.strip_prefix("@@ ")
-            && let Some((old_start, start, header)) = parse_hunk_header(rest)
+            && let Some((_old_start, start, header)) = parse_hunk_header(rest)
         {
             new_line = start;
-            old_line = old_start;
             file.hunks.push(Hunk {
                 header,
                 lines: Vec::new(),
@@ -135,11 +123,14 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
         }
         if !in_hunk {
             if let Some(p) = raw.strip_prefix("+++ ") {
-                if p != "/dev/null" {
-                    set_path(file, strip_prefix_dir(p, "b/"));
+                if let Some(path) = marker_path(p.as_bytes()) {
+                    set_path(
+                        file,
+                        strip_prefix_dir(&String::from_utf8_lossy(&path), "b/"),
+                    );
                 }
             } else if let Some(p) = raw.strip_prefix("--- ") {
-                if p == "/dev/null" {
+                if marker_path(p.as_bytes()).is_none() {
                     file.created = true;
                 }
             } else if raw.starts_with("new file mode") {
@@ -147,7 +138,10 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             } else if raw.starts_with("deleted file mode") {
                 file.deleted = true;
             } else if let Some(p) = raw.strip_prefix("rename to ") {
-                set_path(file, p.to_owned());
+                set_path(
+                    file,
+                    String::from_utf8_lossy(&unquote(p.as_bytes())).into_owned(),
+                );
             }
             continue;
         }
@@ -163,17 +157,53 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
             kind,
             text,
             new_line,
-            old_line,
             changed: false,
         });
         if kind != Kind::Removed {
             new_line = new_line.saturating_add(1);
         }
-        if kind != Kind::Added {
-            old_line = old_line.saturating_add(1);
-        }
     }
     files
+}
+
+/// The line with all whitespace removed: moved or reformatted lines compare equal.
+pub fn normalize(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Sets each line's `changed` flag: a line carries a real change when it is not blank, not a
+/// comment, and its whitespace-free text does not appear on the other side of the payload
+/// (moved, re-indented, renamed files).
+pub fn mark_changed(files: &mut [FileDiff<'_>]) {
+    let mut added_norm: HashSet<String> = HashSet::new();
+    let mut removed_norm: HashSet<String> = HashSet::new();
+    for file in files.iter() {
+        for line in file.hunks.iter().flat_map(|h| &h.lines) {
+            match line.kind {
+                Kind::Added => added_norm.insert(normalize(line.text)),
+                Kind::Removed => removed_norm.insert(normalize(line.text)),
+                Kind::Context => false,
+            };
+        }
+    }
+    for file in files.iter_mut() {
+        let mut flags = Vec::new();
+        for line in file.hunks.iter().flat_map(|h| &h.lines) {
+            let t = line.text.trim();
+            let real = !t.is_empty()
+                && !file.is_comment(t)
+                && match line.kind {
+                    Kind::Added => !removed_norm.contains(&normalize(t)),
+                    Kind::Removed => !added_norm.contains(&normalize(t)),
+                    Kind::Context => false,
+                };
+            flags.push(real);
+        }
+        let mut flags = flags.into_iter();
+        for line in file.hunks.iter_mut().flat_map(|h| &mut h.lines) {
+            line.changed = flags.next().unwrap_or(false);
+        }
+    }
 }
 
 fn new_file(path: String) -> FileDiff<'static> {
@@ -199,15 +229,13 @@ fn set_path(file: &mut FileDiff<'_>, path: String) {
     file.path = path;
 }
 
-fn unquote(p: &str) -> &str {
-    p.strip_prefix('"')
-        .and_then(|p| p.strip_suffix('"'))
-        .unwrap_or(p)
-}
-
+/// `p` without git's C quoting and without the `a/`/`b/` `prefix`.
 fn strip_prefix_dir(p: &str, prefix: &str) -> String {
-    let p = unquote(p);
-    p.strip_prefix(prefix).unwrap_or(p).to_owned()
+    let p = String::from_utf8_lossy(&unquote(p.as_bytes())).into_owned();
+    match p.strip_prefix(prefix) {
+        Some(rest) => rest.to_owned(),
+        None => p,
+    }
 }
 
 /// `a/x b/x` → `x`; for paths with spaces, the second half when both halves agree.
@@ -296,6 +324,14 @@ pub fn role_of(path: &str) -> Role {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_with_spaces_and_quotes_are_read_as_git_wrote_them() {
+        let diff = "diff --git a/src/user api.rs b/src/user api.rs\n--- a/src/user api.rs\t\n+++ b/src/user api.rs\t\n@@ -1 +1 @@\n-a\n+b\ndiff --git \"a/src/\\303\\244.rs\" \"b/src/\\303\\244.rs\"\n--- \"a/src/\\303\\244.rs\"\n+++ \"b/src/\\303\\244.rs\"\n@@ -1 +1 @@\n-a\n+b\n";
+        let files = parse(diff);
+        assert_eq!(files[0].path, "src/user api.rs");
+        assert_eq!(files[1].path, "src/ä.rs");
+    }
 
     #[test]
     fn roles() {

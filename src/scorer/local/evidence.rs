@@ -1,0 +1,263 @@
+//! Where an axis comes from, in words the agent can act on: the changed lines whose features
+//! pushed the axis up most (each line's share of the model's score). Each item names a file
+//! and a line and says what changed ("the `Proxy-Authorization` header is no longer removed"), not only
+//! the kind of rule that fired.
+
+use std::collections::HashMap;
+
+use crate::pipeline::axes::AXIS_COUNT;
+use crate::scorer::Evidence;
+
+use super::features::{Features, LineInfo};
+use super::kinds::Kind;
+use super::model::{Model, Scored};
+use super::tokens::{self, TokenKind};
+
+/// Evidence items kept per axis, strongest first.
+pub const PER_AXIS: usize = 3;
+
+/// The kinds that best describe a line for each axis, most telling first.
+const PREFERRED: [&[Kind]; AXIS_COUNT] = [
+    // behavior_regression
+    &[
+        Kind::Condition,
+        Kind::Comparison,
+        Kind::Return,
+        Kind::Boolean,
+        Kind::Bound,
+        Kind::Arithmetic,
+        Kind::Literal,
+    ],
+    // auth_boundary
+    &[
+        Kind::Header,
+        Kind::Cookie,
+        Kind::Auth,
+        Kind::Crypto,
+        Kind::Redirect,
+        Kind::Condition,
+        Kind::Validate,
+    ],
+    // input_validation
+    &[
+        Kind::Bound,
+        Kind::Length,
+        Kind::Escape,
+        Kind::Validate,
+        Kind::Sink,
+        Kind::Path,
+        Kind::Redirect,
+        Kind::Comparison,
+        Kind::Condition,
+    ],
+    // data_integrity
+    &[
+        Kind::Transaction,
+        Kind::Data,
+        Kind::Lock,
+        Kind::Condition,
+        Kind::Assign,
+    ],
+    // error_handling
+    &[
+        Kind::Raise,
+        Kind::Try,
+        Kind::Unwrap,
+        Kind::ErrorValue,
+        Kind::NullCheck,
+        Kind::Return,
+        Kind::Log,
+    ],
+    // compatibility
+    &[
+        Kind::Definition,
+        Kind::Compat,
+        Kind::Import,
+        Kind::Config,
+        Kind::Header,
+    ],
+    // lifecycle
+    &[
+        Kind::Release,
+        Kind::Lock,
+        Kind::Await,
+        Kind::Acquire,
+        Kind::Concurrency,
+        Kind::Time,
+    ],
+    // regression_tests
+    &[Kind::Assert, Kind::Skip, Kind::TestDecl],
+];
+
+/// One candidate: a place, its strength for the axis, and the words.
+struct Candidate {
+    strength: f64,
+    file: String,
+    line: Option<u32>,
+    place: (usize, u32, bool),
+    note: String,
+}
+
+/// The evidence for every axis. A line's strength for an axis is its share of the derivative
+/// of `ln P(axis)`: its features' gate weights scaled by `1 − P(risky)`, plus their axis
+/// weights minus the weights of the other axes in proportion to `P(axis | risky)`.
+pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence> {
+    // How often each bucket was raised, so a line gets its share of a bucket's value.
+    let mut occurrences: HashMap<u32, u32> = HashMap::new();
+    for buckets in &f.line_buckets {
+        for &b in buckets {
+            *occurrences.entry(b).or_insert(0) += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for axis in 0..AXIS_COUNT {
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for (line, buckets) in f.lines.iter().zip(&f.line_buckets) {
+            let strength: f64 = buckets
+                .iter()
+                .map(|&b| {
+                    influence(model, scored, axis, b) * f64::from(f.get(b))
+                        / f64::from(occurrences[&b].max(1))
+                })
+                .sum();
+            candidates.push(Candidate {
+                strength,
+                file: f.files[line.file].clone(),
+                line: Some(line.line),
+                place: (line.file, line.line, line.removed),
+                note: describe(axis, line),
+            });
+        }
+        // Strongest first; ties keep diff order (the sort is stable).
+        candidates.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+        let mut seen = Vec::new();
+        for c in candidates {
+            if seen.len() == PER_AXIS {
+                break;
+            }
+            // Below zero a line argues against the axis; keep it only when nothing argues for.
+            if c.strength <= 0.0 && !seen.is_empty() {
+                break;
+            }
+            if seen.contains(&c.place) {
+                continue;
+            }
+            seen.push(c.place);
+            out.push(Evidence {
+                axis,
+                file: c.file,
+                line: c.line,
+                note: c.note,
+            });
+        }
+    }
+    out
+}
+
+/// How much one unit of `bucket` moves `ln P(axis)`.
+fn influence(model: &Model<'_>, scored: &Scored, axis: usize, bucket: u32) -> f64 {
+    let gate = f64::from(model.gate_weight(bucket)) * (1.0 - scored.risky);
+    let mean: f64 = (0..AXIS_COUNT)
+        .map(|c| scored.given_risky[c] * f64::from(model.axis_weight(c, bucket)))
+        .sum();
+    gate + f64::from(model.axis_weight(axis, bucket)) - mean
+}
+
+/// What changed on `line`, in words, for `axis`.
+pub fn describe(axis: usize, line: &LineInfo) -> String {
+    let code = quote(&line.text);
+    // Only a kind that speaks to this axis names the change; otherwise the line is quoted
+    // plainly (a kind chosen for another axis would put the wrong words on it).
+    let kind = PREFERRED[axis]
+        .iter()
+        .copied()
+        .find(|k| line.kinds & k.bit() != 0);
+    let toks = tokens::tokenize(&line.text);
+    let has_word = |words: &[&str]| {
+        toks.iter()
+            .any(|t| t.kind == TokenKind::Word && words.contains(&t.text.as_str()))
+    };
+    match (kind, line.removed) {
+        (Some(k @ (Kind::Header | Kind::Cookie)), removed) => {
+            let what = if k == Kind::Header {
+                "header"
+            } else {
+                "cookie"
+            };
+            let name = first_string(&line.text).map_or_else(String::new, |n| format!("`{n}` "));
+            let stripping =
+                has_word(&["del", "delete", "remove", "pop", "strip", "unset", "clear"]);
+            match (removed, stripping) {
+                (true, true) => format!("the {name}{what} is no longer removed: {code}"),
+                (true, false) => format!("the {name}{what} is no longer set or checked: {code}"),
+                (false, true) => format!("the {name}{what} is now removed: {code}"),
+                (false, false) => format!("the {name}{what} is now set or read: {code}"),
+            }
+        }
+        (Some(Kind::Release), true) => format!("a release is no longer done: {code}"),
+        (Some(Kind::Await), true) => format!("an `await` was dropped: {code}"),
+        (Some(Kind::Assert), true) => format!("a test assertion was removed: {code}"),
+        (Some(Kind::Skip), false) => format!("a test is now skipped: {code}"),
+        (Some(Kind::Raise), true) => format!("an error is no longer raised or returned: {code}"),
+        (Some(Kind::Condition), true) => format!("a condition was removed: {code}"),
+        (Some(Kind::Lock), true) => format!("locking was removed: {code}"),
+        (Some(Kind::Transaction), true) => format!("a transaction step was removed: {code}"),
+        (Some(k), true) => format!("{} was removed: {code}", k.phrase()),
+        (Some(k), false) => format!("{} was added or changed: {code}", k.phrase()),
+        (None, true) => format!("a line was removed: {code}"),
+        (None, false) => format!("a line was added or changed: {code}"),
+    }
+}
+
+/// The line in backticks, short enough to read.
+fn quote(text: &str) -> String {
+    let mut t: String = text.chars().take(100).collect();
+    if t.len() < text.len() {
+        t.push('…');
+    }
+    format!("`{}`", t.replace('`', "'"))
+}
+
+/// The first string literal of a line, if short.
+fn first_string(text: &str) -> Option<&str> {
+    let start = text.find(['"', '\''])?;
+    let quote = text[start..].chars().next()?;
+    let rest = &text[start + 1..];
+    let end = rest.find(quote)?;
+    let s = &rest[..end];
+    (!s.is_empty() && s.len() <= 60 && !s.contains('`')).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, removed: bool) -> LineInfo {
+        LineInfo {
+            file: 0,
+            line: 3,
+            removed,
+            text: text.into(),
+            kinds: super::super::kinds::of(&tokens::tokenize(text), false),
+        }
+    }
+
+    #[test]
+    fn words_say_what_changed() {
+        let l = line("del headers['Proxy-Authorization']", true);
+        assert_eq!(
+            describe(1, &l),
+            "the `Proxy-Authorization` header is no longer removed: `del headers['Proxy-Authorization']`"
+        );
+        let l = line("defer f.Close()", true);
+        assert!(describe(6, &l).starts_with("a release is no longer done"));
+        let l = line("if n > maxSize {", true);
+        assert!(
+            describe(2, &l).starts_with("a size or bounds limit was removed"),
+            "{}",
+            describe(2, &l)
+        );
+        let l = line("assert.Equal(t, want, got)", true);
+        assert!(describe(7, &l).starts_with("a test assertion was removed"));
+    }
+}

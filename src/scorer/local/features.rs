@@ -1,0 +1,590 @@
+//! The features of a diff that the learned model reads: general facts about what kind of line
+//! was removed or added, in which role of file, hashed token n-grams of the changed lines and
+//! their context, what each hunk lost and gained, and the shape of the change. Every feature
+//! that comes from a line remembers the line, so the model can point the agent at the lines
+//! that raised an axis.
+//!
+//! Features are hashed into [`DIM`] buckets (FNV-1a of a namespaced string). Counts become
+//! `1 + ln(count)`; the text block is scaled to unit length so a long diff does not weigh more
+//! than a short one, while the shape block keeps its values.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::hunks::{self, FileDiff, Kind as LineKind, Lang, Role};
+use super::kinds::{self, Kind, Kinds};
+use super::tokens::{self, Token, TokenKind};
+
+/// Buckets of the hashed feature space.
+pub const DIM: usize = 1 << 14;
+
+/// Lines of context on each side of a change whose words count as context.
+const CONTEXT: usize = 3;
+/// Changed lines read per payload; beyond this a turn is large enough already.
+const MAX_LINES: usize = 4000;
+
+/// A changed line the features came from.
+#[derive(Debug, Clone)]
+pub struct LineInfo {
+    /// Index into [`Features::files`].
+    pub file: usize,
+    /// New-file line number (for a removed line: where the removal sits).
+    pub line: u32,
+    pub removed: bool,
+    /// The line's text, trimmed and clipped.
+    pub text: String,
+    pub kinds: Kinds,
+}
+
+/// A diff as the model reads it.
+#[derive(Debug, Clone, Default)]
+pub struct Features {
+    /// Sorted bucket indices and their values.
+    pub index: Vec<u32>,
+    pub value: Vec<f32>,
+    pub files: Vec<String>,
+    pub lines: Vec<LineInfo>,
+    /// For each of [`Features::lines`], the buckets it raised (one entry per occurrence).
+    pub line_buckets: Vec<Vec<u32>>,
+}
+
+impl Features {
+    /// The value of bucket `i` (0 when absent).
+    pub fn get(&self, i: u32) -> f32 {
+        self.index
+            .binary_search(&i)
+            .map_or(0.0, |at| self.value[at])
+    }
+}
+
+/// FNV-1a over a namespace, a separator and a text.
+fn bucket(namespace: &str, text: &str) -> u32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in namespace
+        .bytes()
+        .chain(std::iter::once(0x1f))
+        .chain(text.bytes())
+    {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (h % DIM as u64) as u32
+}
+
+/// Counts per bucket, in two blocks.
+#[derive(Default)]
+struct Counts {
+    text: HashMap<u32, u32>,
+    shape: HashMap<u32, f32>,
+}
+
+impl Counts {
+    fn text(&mut self, namespace: &str, text: &str) -> u32 {
+        let b = bucket(namespace, text);
+        *self.text.entry(b).or_insert(0) += 1;
+        b
+    }
+
+    fn shape(&mut self, namespace: &str, text: &str, value: f32) {
+        *self.shape.entry(bucket(namespace, text)).or_insert(0.0) += value;
+    }
+}
+
+fn role_code(role: Role) -> &'static str {
+    match role {
+        Role::Source => "s",
+        Role::Test => "t",
+        Role::Config | Role::Manifest => "c",
+        Role::Docs => "d",
+    }
+}
+
+fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Go => "go",
+        Lang::Python => "python",
+        Lang::JavaScript => "js",
+        Lang::Rust => "rust",
+        Lang::Java => "java",
+        Lang::Ruby => "ruby",
+        Lang::Sql => "sql",
+        Lang::Other => "other",
+    }
+}
+
+/// Operators worth a feature of their own (punctuation is not).
+fn significant_op(op: &str) -> bool {
+    !matches!(
+        op,
+        "." | "," | ";" | "(" | ")" | "{" | "}" | "[" | "]" | "\"" | ":"
+    )
+}
+
+/// A number's feature: small values as themselves, larger ones by magnitude.
+fn number_class(text: &str) -> &'static str {
+    if text.starts_with("0x") {
+        return "hex";
+    }
+    let digits = text.split(['.', 'e']).next().unwrap_or(text);
+    match digits.trim_start_matches('0').len() {
+        0 => "0",
+        1 if digits.ends_with('1') => "1",
+        1 => "digit",
+        2 => "tens",
+        3 => "hundreds",
+        4 => "thousands",
+        _ => "large",
+    }
+}
+
+/// Kinds whose pairs on one line are features (the rest are too common to pair).
+const PAIRED: Kinds = {
+    let mut k: Kinds = 0;
+    let all = kinds::ALL;
+    let mut i = 0;
+    while i < all.len() {
+        match all[i] {
+            Kind::Call | Kind::Assign | Kind::Literal | Kind::Definition | Kind::Index => {}
+            other => k |= 1 << (other as u32),
+        }
+        i += 1;
+    }
+    k
+};
+
+/// The features of a payload's unified diff.
+pub fn extract(diff: &str) -> Features {
+    let mut files = hunks::parse(diff);
+    hunks::mark_changed(&mut files);
+    let mut out = Features {
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        ..Features::default()
+    };
+    let mut counts = Counts::default();
+    let (mut added, mut removed, mut test_added, mut test_removed) = (0usize, 0usize, 0, 0);
+    let mut roles_changed = [false; 5];
+    // Lines removed outright, added outright, and modified (a removed line paired with an
+    // added one), over the whole change.
+    let mut edit_totals = [0usize; 3];
+    for (fi, file) in files.iter().enumerate() {
+        let role = role_code(file.role);
+        file_features(file, &mut counts);
+        for hunk in &file.hunks {
+            let mut lost: BTreeMap<String, usize> = BTreeMap::new();
+            let mut gained: BTreeMap<String, usize> = BTreeMap::new();
+            // The changed lines of this hunk, for pairing removed with added lines.
+            let mut sides: [Vec<(usize, Vec<Token>, Kinds)>; 2] = [Vec::new(), Vec::new()];
+            let mut any = false;
+            for (li, line) in hunk.lines.iter().enumerate() {
+                // Prose says what a change is for, not what it does: a changelog line that
+                // names the fix would teach the model words, not code. Docs count by shape.
+                if !line.changed || out.lines.len() >= MAX_LINES || file.role == Role::Docs {
+                    if line.changed && file.role == Role::Docs {
+                        roles_changed[Role::Docs as usize] = true;
+                    }
+                    continue;
+                }
+                any = true;
+                let is_removed = line.kind == LineKind::Removed;
+                let side = if is_removed { "-" } else { "+" };
+                if is_removed {
+                    removed += 1;
+                    test_removed += usize::from(file.role == Role::Test);
+                } else {
+                    added += 1;
+                    test_added += usize::from(file.role == Role::Test);
+                }
+                roles_changed[file.role as usize] = true;
+                let toks = tokens::tokenize(line.text);
+                let line_kinds = kinds::of(&toks, matches!(file.role, Role::Config));
+                let mut raised = Vec::new();
+                line_features(side, role, &toks, line_kinds, &mut counts, &mut raised);
+                let index = out.lines.len();
+                for t in toks.iter().filter(|t| {
+                    matches!(
+                        t.kind,
+                        TokenKind::Word | TokenKind::StrWord | TokenKind::Ident
+                    )
+                }) {
+                    let bag = if is_removed { &mut lost } else { &mut gained };
+                    bag.entry(t.text.clone()).or_insert(index);
+                }
+                // Words of the context lines around the change.
+                let lo = li.saturating_sub(CONTEXT);
+                let hi = (li + CONTEXT + 1).min(hunk.lines.len());
+                for ctx in hunk.lines[lo..hi]
+                    .iter()
+                    .filter(|l| l.kind == LineKind::Context)
+                {
+                    for t in tokens::tokenize(ctx.text)
+                        .iter()
+                        .filter(|t| t.kind == TokenKind::Word)
+                    {
+                        counts.text(&format!("c{role}"), &t.text);
+                    }
+                }
+                out.lines.push(LineInfo {
+                    file: fi,
+                    line: line.new_line,
+                    removed: is_removed,
+                    text: clip(line.text.trim(), 160).to_owned(),
+                    kinds: line_kinds,
+                });
+                out.line_buckets.push(raised);
+                sides[usize::from(!is_removed)].push((index, toks, line_kinds));
+            }
+            if !any {
+                continue;
+            }
+            let [removed_lines, added_lines] = &sides;
+            edits(
+                role,
+                removed_lines,
+                added_lines,
+                &mut counts,
+                &mut out.line_buckets,
+                &mut edit_totals,
+            );
+            // What the hunk lost and gained, word by word: moved words cancel out.
+            for (word, &at) in &lost {
+                if !gained.contains_key(word) {
+                    let b = counts.text(&format!("L{role}"), word);
+                    out.line_buckets[at].push(b);
+                }
+            }
+            for (word, &at) in &gained {
+                if !lost.contains_key(word) {
+                    let b = counts.text(&format!("G{role}"), word);
+                    out.line_buckets[at].push(b);
+                }
+            }
+            let shape = match (lost.is_empty(), gained.is_empty()) {
+                (false, true) => "removed-only",
+                (true, false) => "added-only",
+                _ => "mixed",
+            };
+            counts.shape("hunk", &format!("{role}{shape}"), 0.5);
+            for t in tokens::tokenize(hunk.header)
+                .iter()
+                .filter(|t| t.kind == TokenKind::Word)
+            {
+                counts.text("h", &t.text);
+            }
+        }
+    }
+    // The shape of the whole change.
+    let bucket_of = |n: usize| match n {
+        0 => "0",
+        1..=2 => "1-2",
+        3..=9 => "3-9",
+        10..=29 => "10-29",
+        30..=99 => "30-99",
+        _ => "100+",
+    };
+    counts.shape("added", bucket_of(added), 1.0);
+    counts.shape("removed", bucket_of(removed), 1.0);
+    counts.shape("files", bucket_of(files.len()), 1.0);
+    let total = added + removed;
+    if let Some(share) = (removed * 4).checked_div(total) {
+        counts.shape("removed-share", &share.to_string(), 1.0);
+    }
+    let tests = match (test_added > 0, test_removed > 0) {
+        (false, false) => "none",
+        (true, false) => "added",
+        (false, true) => "removed",
+        (true, true) => "both",
+    };
+    counts.shape("tests", tests, 1.0);
+    let [pure_removed, pure_added, modified] = edit_totals;
+    counts.shape("pure-removed", bucket_of(pure_removed), 1.0);
+    counts.shape("pure-added", bucket_of(pure_added), 1.0);
+    counts.shape("modified", bucket_of(modified), 1.0);
+    let edits_total = pure_removed + pure_added + modified;
+    if let (Some(pure), Some(modified)) = (
+        (pure_removed * 4).checked_div(edits_total),
+        (modified * 4).checked_div(edits_total),
+    ) {
+        counts.shape("pure-removed-share", &pure.to_string(), 1.0);
+        counts.shape("modified-share", &modified.to_string(), 1.0);
+    }
+    let only =
+        |r: Role| roles_changed[r as usize] && roles_changed.iter().filter(|x| **x).count() == 1;
+    for (r, name) in [
+        (Role::Test, "tests"),
+        (Role::Docs, "docs"),
+        (Role::Config, "config"),
+        (Role::Manifest, "manifest"),
+        (Role::Source, "source"),
+    ] {
+        if only(r) {
+            counts.shape("only", name, 1.0);
+        }
+    }
+    counts.shape("bias-shape", "", 0.0);
+
+    // Text block: sublinear counts scaled to unit length; shape block as is.
+    // Sorted first: float sums in a fixed order make the features the same on every run.
+    let mut text: Vec<(u32, f32)> = counts
+        .text
+        .iter()
+        .map(|(&b, &c)| (b, 1.0 + (c as f32).ln()))
+        .collect();
+    text.sort_unstable_by_key(|p| p.0);
+    let norm = text.iter().map(|p| p.1 * p.1).sum::<f32>().sqrt().max(1.0);
+    let mut values: BTreeMap<u32, f32> = text.into_iter().map(|(b, v)| (b, v / norm)).collect();
+    for (&b, &v) in &counts.shape {
+        if v != 0.0 {
+            *values.entry(b).or_insert(0.0) += v.min(3.0);
+        }
+    }
+    let pairs: Vec<(u32, f32)> = values.into_iter().collect();
+    out.index = pairs.iter().map(|p| p.0).collect();
+    out.value = pairs.iter().map(|p| p.1).collect();
+    out
+}
+
+fn clip(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Path words, language and role of a changed file.
+fn file_features(file: &FileDiff<'_>, counts: &mut Counts) {
+    if !file.hunks.iter().flat_map(|h| &h.lines).any(|l| l.changed)
+        && !file.created
+        && !file.deleted
+    {
+        return;
+    }
+    let role = role_code(file.role);
+    counts.shape("lang", lang_name(file.lang), 0.5);
+    counts.shape("role", role, 0.5);
+    if file.created {
+        counts.shape("created", role, 1.0);
+    }
+    if file.deleted {
+        counts.shape("deleted", role, 1.0);
+    }
+    if file.migration {
+        counts.shape("migration", "", 1.0);
+    }
+    for part in file.path.split('/') {
+        let stem = part.split('.').next().unwrap_or(part);
+        for word in tokens::split_words(stem) {
+            counts.text("p", &word);
+        }
+    }
+}
+
+/// The significant tokens of a line, as feature texts.
+fn significant(toks: &[Token]) -> Vec<&str> {
+    toks.iter()
+        .filter_map(|t| match t.kind {
+            TokenKind::Word | TokenKind::StrWord => Some(t.text.as_str()),
+            TokenKind::Number => Some(number_class(&t.text)),
+            TokenKind::Op if significant_op(&t.text) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Jaccard similarity of two lines' significant tokens.
+fn similarity(a: &[&str], b: &[&str]) -> f64 {
+    let a: std::collections::BTreeSet<&str> = a.iter().copied().collect();
+    let b: std::collections::BTreeSet<&str> = b.iter().copied().collect();
+    let union = a.union(&b).count();
+    if union == 0 {
+        return 0.0;
+    }
+    a.intersection(&b).count() as f64 / union as f64
+}
+
+/// Most line comparisons made to pair one hunk's removed and added lines.
+const MAX_PAIRINGS: usize = 2500;
+
+/// What each edit of a hunk did: a line removed outright (`P-`), added outright (`P+`), or
+/// modified — a removed line paired with the most similar added line — and then which kinds
+/// the modification lost or gained (`Mk-`, `Mk+`), which tokens (`Mt-`, `Mt+`), and whether
+/// only names changed (`Mrename`). A refactor renames and moves; a reversed fix removes a
+/// guard outright or flips an operator: these features tell the two apart.
+fn edits(
+    role: &str,
+    removed: &[(usize, Vec<Token>, Kinds)],
+    added: &[(usize, Vec<Token>, Kinds)],
+    counts: &mut Counts,
+    line_buckets: &mut [Vec<u32>],
+    totals: &mut [usize; 3],
+) {
+    let r_sig: Vec<Vec<&str>> = removed.iter().map(|l| significant(&l.1)).collect();
+    let a_sig: Vec<Vec<&str>> = added.iter().map(|l| significant(&l.1)).collect();
+    let mut partner: Vec<Option<usize>> = vec![None; removed.len()];
+    let mut taken = vec![false; added.len()];
+    if removed.len() * added.len() <= MAX_PAIRINGS {
+        for (ri, r) in r_sig.iter().enumerate() {
+            let best = a_sig
+                .iter()
+                .enumerate()
+                .filter(|(ai, _)| !taken[*ai])
+                .map(|(ai, a)| (ai, similarity(r, a)))
+                .fold(None, |best: Option<(usize, f64)>, (ai, sim)| match best {
+                    Some((_, s)) if s >= sim => best,
+                    _ => Some((ai, sim)),
+                });
+            if let Some((ai, sim)) = best
+                && sim >= 0.4
+            {
+                partner[ri] = Some(ai);
+                taken[ai] = true;
+            }
+        }
+    }
+    let mut emit = |line: usize, namespace: &str, text: &str| {
+        let b = counts.text(namespace, text);
+        line_buckets[line].push(b);
+    };
+    for (ri, (line, _, kinds_r)) in removed.iter().enumerate() {
+        let Some(ai) = partner[ri] else {
+            totals[0] += 1;
+            for k in kinds::iter(*kinds_r) {
+                emit(*line, &format!("P-{role}"), k.name());
+            }
+            continue;
+        };
+        totals[2] += 1;
+        let (a_line, _, kinds_a) = &added[ai];
+        for k in kinds::iter(kinds_r & !kinds_a) {
+            emit(*line, &format!("Mk-{role}"), k.name());
+        }
+        for k in kinds::iter(kinds_a & !kinds_r) {
+            emit(*a_line, &format!("Mk+{role}"), k.name());
+        }
+        for k in kinds::iter(kinds_r & kinds_a) {
+            emit(*line, &format!("M{role}"), k.name());
+        }
+        // Token multisets: what the modification took away and put in.
+        let mut bag: BTreeMap<&str, i32> = BTreeMap::new();
+        for t in &r_sig[ri] {
+            *bag.entry(t).or_insert(0) += 1;
+        }
+        for t in &a_sig[ai] {
+            *bag.entry(t).or_insert(0) -= 1;
+        }
+        let mut only_names = true;
+        for (t, n) in &bag {
+            if *n == 0 {
+                continue;
+            }
+            let is_name = t
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+            only_names &= is_name;
+            if *n > 0 {
+                emit(*line, &format!("Mt-{role}"), t);
+            } else {
+                emit(*a_line, &format!("Mt+{role}"), t);
+            }
+        }
+        if only_names {
+            emit(*line, &format!("Mrename{role}"), "");
+        }
+    }
+    for (ai, (line, _, kinds_a)) in added.iter().enumerate() {
+        if taken[ai] {
+            continue;
+        }
+        totals[1] += 1;
+        for k in kinds::iter(*kinds_a) {
+            emit(*line, &format!("P+{role}"), k.name());
+        }
+    }
+}
+
+/// Unigrams, bigrams, kinds and kind pairs of one changed line.
+fn line_features(
+    side: &str,
+    role: &str,
+    toks: &[Token],
+    line_kinds: Kinds,
+    counts: &mut Counts,
+    raised: &mut Vec<u32>,
+) {
+    let unigram = format!("u{side}{role}");
+    let bigram = format!("b{side}{role}");
+    let mut prev: Option<String> = None;
+    for t in toks {
+        let text: &str = match t.kind {
+            TokenKind::Word | TokenKind::StrWord | TokenKind::Ident => &t.text,
+            TokenKind::Number => number_class(&t.text),
+            TokenKind::Op if significant_op(&t.text) => &t.text,
+            TokenKind::Op => {
+                continue;
+            }
+        };
+        let ns = match t.kind {
+            TokenKind::StrWord => "s",
+            TokenKind::Ident => "i",
+            _ => "",
+        };
+        raised.push(counts.text(&format!("{unigram}{ns}"), text));
+        if t.kind != TokenKind::Ident {
+            if let Some(p) = &prev {
+                raised.push(counts.text(&bigram, &format!("{p} {text}")));
+            }
+            prev = Some(text.to_owned());
+        }
+    }
+    let kind_ns = format!("k{side}{role}");
+    let pair_ns = format!("kk{side}{role}");
+    let list: Vec<Kind> = kinds::iter(line_kinds).collect();
+    for (i, a) in list.iter().enumerate() {
+        raised.push(counts.text(&kind_ns, a.name()));
+        if PAIRED & a.bit() == 0 {
+            continue;
+        }
+        for b in &list[i + 1..] {
+            if PAIRED & b.bit() != 0 {
+                raised.push(counts.text(&pair_ns, &format!("{}&{}", a.name(), b.name())));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIFF: &str = "diff --git a/src/redirect.py b/src/redirect.py\n--- a/src/redirect.py\n+++ b/src/redirect.py\n@@ -10,6 +10,5 @@ def rebuild_auth(self, prepared, response):\n     url = prepared.url\n     headers = prepared.headers\n-    if 'Proxy-Authorization' in headers:\n-        del headers['Proxy-Authorization']\n     return prepared\n";
+
+    #[test]
+    fn features_are_sorted_unit_text_and_point_at_lines() {
+        let f = extract(DIFF);
+        assert!(f.index.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(f.index.len(), f.value.len());
+        assert_eq!(f.lines.len(), 2);
+        assert!(f.lines.iter().all(|l| l.removed && l.file == 0));
+        assert_eq!(f.lines[0].line, 12);
+        assert!(f.lines[0].kinds & Kind::Condition.bit() != 0);
+        assert!(f.lines[0].kinds & Kind::Header.bit() != 0);
+        assert!(f.line_buckets.iter().all(|b| !b.is_empty()));
+        // The lost words of the hunk are features.
+        assert!(f.get(bucket("Ls", "authorization")) > 0.0);
+        assert!(f.get(bucket("Gs", "authorization")) == 0.0);
+        // Deterministic.
+        let g = extract(DIFF);
+        assert_eq!(f.index, g.index);
+        assert_eq!(f.value, g.value);
+    }
+
+    #[test]
+    fn empty_and_odd_input() {
+        let f = extract("");
+        assert!(f.lines.is_empty());
+        let _ = extract("diff --git a/x b/x\n@@ -1 +1 @@\n-\u{0}\n+é😀\n");
+    }
+}

@@ -1,0 +1,266 @@
+//! A language-agnostic lexer for one changed line: identifiers split into lower-case words,
+//! numbers, the words of short string literals, and operators. Hand-written (no regex), so a
+//! hook process pays nothing to set it up.
+//!
+//! Identifiers are split at `_`, `-`, `.` inside names and at case changes (`isAdmin` →
+//! `is`, `admin`; `HTTPHeader` → `http`, `header`), so the same idea reads the same in Go,
+//! Python, Java or Ruby.
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A lower-case word of an identifier or keyword.
+    Word,
+    /// A whole identifier, lower-cased (only when it splits into several words).
+    Ident,
+    /// A number.
+    Number,
+    /// A lower-case word inside a short string literal.
+    StrWord,
+    /// An operator or punctuation.
+    Op,
+}
+
+/// One token of a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub text: String,
+}
+
+/// String literals longer than this contribute no words (data, not names).
+const MAX_STRING_WORDS: usize = 48;
+/// Longest prefix of a line that is read; minified or generated lines stay cheap.
+const MAX_LINE: usize = 400;
+
+/// Operators read as one token, longest first.
+const OPERATORS: &[&str] = &[
+    "===", "!==", "<=>", "...", "**=", "<<=", ">>=", "&&=", "||=", "??=", "==", "!=", "<=", ">=",
+    "&&", "||", "->", "=>", "::", "?.", "??", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "|=", "&=",
+    "^=", ":=", "++", "--", "..",
+];
+
+/// The tokens of `line`.
+pub fn tokenize(line: &str) -> Vec<Token> {
+    let line = clip(line, MAX_LINE);
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_whitespace() {
+            i += 1;
+        } else if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b >= 0x80 {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric()
+                    || bytes[i] == b'_'
+                    || bytes[i] == b'$'
+                    || bytes[i] >= 0x80)
+            {
+                i += 1;
+            }
+            // `!` and `?` end Ruby and Rust names (`save!`, `empty?`, `panic!`).
+            if i < bytes.len() && (bytes[i] == b'!' || bytes[i] == b'?') {
+                let next = bytes.get(i + 1).copied().unwrap_or(b' ');
+                if next != b'=' && next != b'.' && next != b'?' {
+                    i += 1;
+                }
+            }
+            identifier(&line[start..i], &mut out);
+        } else if b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.' || bytes[i] == b'_')
+            {
+                i += 1;
+            }
+            out.push(Token {
+                kind: TokenKind::Number,
+                text: line[start..i].to_ascii_lowercase(),
+            });
+        } else if b == b'"' || b == b'\'' || b == b'`' {
+            let (body_end, end) = string_end(bytes, i);
+            let body = &line[i + 1..body_end];
+            out.push(Token {
+                kind: TokenKind::Op,
+                text: "\"".into(),
+            });
+            if body.len() <= MAX_STRING_WORDS {
+                string_words(body, &mut out);
+            }
+            i = end;
+        } else {
+            let rest = &line[i..];
+            let op = OPERATORS
+                .iter()
+                .find(|op| rest.starts_with(*op))
+                .map_or_else(|| &rest[..char_len(rest)], |op| &rest[..op.len()]);
+            out.push(Token {
+                kind: TokenKind::Op,
+                text: op.to_owned(),
+            });
+            i += op.len();
+        }
+    }
+    out
+}
+
+fn char_len(s: &str) -> usize {
+    s.chars().next().map_or(1, char::len_utf8)
+}
+
+fn clip(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Where the body of the string starting at `start` ends (its closing quote, or the line's
+/// end when unterminated), and where reading goes on.
+fn string_end(bytes: &[u8], start: usize) -> (usize, usize) {
+    let quote = bytes[start];
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            // An escape skips the next byte; a multi-byte character is never a quote or a
+            // backslash, so stepping into one only continues the scan.
+            b'\\' => i += 2,
+            b if b == quote => return (i, i + 1),
+            _ => i += 1,
+        }
+    }
+    (bytes.len(), bytes.len())
+}
+
+/// The words of a string literal: header names, keys, messages.
+fn string_words(body: &str, out: &mut Vec<Token>) {
+    for part in body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        for word in split_words(part) {
+            if word.len() > 1 && !word.bytes().all(|b| b.is_ascii_digit()) {
+                out.push(Token {
+                    kind: TokenKind::StrWord,
+                    text: word,
+                });
+            }
+        }
+    }
+}
+
+/// An identifier as its words, plus the whole name when it has several.
+fn identifier(name: &str, out: &mut Vec<Token>) {
+    let words = split_words(name);
+    if words.len() > 1 {
+        out.push(Token {
+            kind: TokenKind::Ident,
+            text: name.to_ascii_lowercase(),
+        });
+    }
+    for word in words {
+        out.push(Token {
+            kind: TokenKind::Word,
+            text: word,
+        });
+    }
+}
+
+/// `isHTTPSecure_v2` → `is`, `http`, `secure`, `v2`; `$` and trailing `!`/`?` are kept on
+/// the last word (`save!`).
+pub fn split_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for part in name.split(['_', '-', '.', '$']) {
+        let chars: Vec<char> = part.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+            let boundary = (prev.is_lowercase() && cur.is_uppercase())
+                || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                || (prev.is_ascii_digit() && cur.is_uppercase());
+            if boundary {
+                words.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        if start < chars.len() {
+            words.push(chars[start..].iter().collect::<String>().to_lowercase());
+        }
+    }
+    words.retain(|w| !w.is_empty());
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(line: &str) -> Vec<String> {
+        tokenize(line).into_iter().map(|t| t.text).collect()
+    }
+
+    #[test]
+    fn words_split_across_conventions() {
+        assert_eq!(split_words("isAdmin"), ["is", "admin"]);
+        assert_eq!(split_words("HTTPHeader"), ["http", "header"]);
+        assert_eq!(split_words("max_body_size"), ["max", "body", "size"]);
+        assert_eq!(split_words("utf8Decode"), ["utf8", "decode"]);
+        assert_eq!(split_words("save!"), ["save!"]);
+    }
+
+    #[test]
+    fn lines_tokenize() {
+        assert_eq!(
+            texts("if !user.isAdmin() && n <= 10 {"),
+            [
+                "if", "!", "user", ".", "isadmin", "is", "admin", "(", ")", "&&", "n", "<=", "10",
+                "{"
+            ]
+        );
+        let t = tokenize(r#"req.headers.remove("Proxy-Authorization")"#);
+        assert!(
+            t.iter()
+                .any(|t| t.kind == TokenKind::StrWord && t.text == "authorization")
+        );
+        assert!(
+            t.iter()
+                .any(|t| t.kind == TokenKind::StrWord && t.text == "proxy")
+        );
+        let t = texts("a <= b && c?.d ?? e");
+        for op in ["<=", "&&", "?.", "??"] {
+            assert!(t.contains(&op.to_string()), "{op} in {t:?}");
+        }
+        assert_eq!(texts("x == 0x1F"), ["x", "==", "0x1f"]);
+    }
+
+    proptest::proptest! {
+        // Changed lines are outside input: any text must tokenize without panicking.
+        #[test]
+        fn any_line_tokenizes(line in "(?s).{0,120}", quote in "[\"'`]", tail in "\\PC{0,6}") {
+            let _ = tokenize(&line);
+            let _ = tokenize(&format!("{quote}{line}{tail}"));
+            let _ = tokenize(&format!("x = {quote}\\{tail}"));
+        }
+    }
+
+    #[test]
+    fn any_text_tokenizes() {
+        for line in [
+            "",
+            "\"unterminated",
+            "'",
+            "\\",
+            "é€😀 = ß",
+            "a\"b\\\"c\"d",
+            "1.2.3e4",
+        ] {
+            let _ = tokenize(line);
+        }
+        let long = "x".repeat(10_000);
+        assert!(tokenize(&long).len() <= 2);
+    }
+}
