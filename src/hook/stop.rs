@@ -130,14 +130,14 @@ fn evaluate(
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let changes = effects.changes_since(&git, &repo, private, &options, &baseline)?;
+    let turn = effects.changes_since(&git, &repo, private, &options, &baseline)?;
     clock.lap("changes");
 
     // Select paths, then redact into the canonical payload under the size policy.
     let selector = Selector::new(&frozen.exclude)?;
-    let attributes = effects.attributes(&git, &repo, &pipeline::attribute_paths(&changes))?;
-    let changed = changes.len();
-    let selection = pipeline::select(changes, &selector, &attributes);
+    let changed = turn.changes.len();
+    let way = turn.way.name();
+    let selection = pipeline::select(turn.changes, &selector, &turn.attributes);
     clock.lap("select");
     let outcome = pipeline::payload(&selection.kept, &frozen.size_policy());
     clock.lap("payload");
@@ -145,7 +145,9 @@ fn evaluate(
         Outcome::Ready(payload) => payload,
         Outcome::Empty => {
             return Ok(Reply {
-                log: Some(json!({"changed": changed, "excluded": selection.excluded.len()})),
+                log: Some(
+                    json!({"changed": changed, "excluded": selection.excluded.len(), "diff": way}),
+                ),
                 ..Reply::quiet("nothing to score")
             });
         }
@@ -182,6 +184,7 @@ fn evaluate(
         "redactions": payload.redactions.total(),
         "hash": payload.hash[..16].to_owned(),
         "mode": frozen.mode,
+        "diff": way,
     });
     if selected.is_empty() {
         return Ok(Reply {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use jev_preflight::git::diff::{self, Change, Status};
 use jev_preflight::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
-use jev_preflight::git::{self, Discovery, Git, Repo};
+use jev_preflight::git::{self, Discovery, Git, Repo, turn};
 
 use crate::support::TestRepo;
 use crate::support::inventory::{Inventory, assert_same, inventory, status_v2};
@@ -73,6 +73,9 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let index_store = Store::new();
     let index_base = snapshot::take(&git, &repo, &index_store.private(), &opts).unwrap();
     assert_eq!(index_base, base);
+    let turn_store = Store::new();
+    let turn_base = snapshot::take(&git, &repo, &turn_store.private(), &opts).unwrap();
+    assert_eq!(turn_base, base);
     assert_same(&inv, &snapshot_of(&repo), "baseline snapshot");
     assert_eq!(
         status,
@@ -93,6 +96,15 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     assert_eq!(
         by_index, changes,
         "the index diff differs from the tree diff"
+    );
+    // The hook's Stop, on a third private index seeded at the same baseline: whichever way it
+    // takes, the same changes, byte for byte.
+    let stop = turn::changes_since(&git, &repo, &turn_store.private(), &opts, &turn_base).unwrap();
+    assert_eq!(
+        stop.changes,
+        changes,
+        "the Stop's {} diff differs from the tree diff",
+        stop.way.name()
     );
     assert_same(&inv, &snapshot_of(&repo), "current snapshot and diff");
     assert_eq!(

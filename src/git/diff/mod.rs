@@ -9,7 +9,11 @@
 pub mod patch;
 mod raw;
 
-use crate::git::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged};
+use std::path::Path;
+
+use crate::git::snapshot::{
+    Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged, os_from_bytes,
+};
 use crate::git::{Git, GitError, Repo};
 
 /// How a path changed.
@@ -123,6 +127,40 @@ pub fn diff_index(
         private_diff(git, repo, store, "diff-index", &args, true)?
     };
     merge_oversized(repo, &mut changes, &base.oversized, &staged.oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// [`diff_index`] limited to `paths`, against the index at `index` instead of the private
+/// index: the Stop's way when `index` holds exactly `paths` staged afresh from the working
+/// tree (see [`crate::git::turn`]). Outside `paths` the baseline tree and the working tree
+/// agree, so the limited diff of the two is the whole diff; inside them, the small index holds
+/// what the private index would after restaging them. Pathspecs are literal.
+pub(crate) fn diff_index_limited(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    base: &Snapshot,
+    index: &Path,
+    paths: &[&[u8]],
+    oversized: &[OversizedFile],
+) -> Result<Vec<Change>, GitError> {
+    let dirs = Dirs::for_read(store)?;
+    let runner = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &[],
+    };
+    let mut all = diff_args("diff-index");
+    all.extend_from_slice(&["--cached", base.tree.as_str(), "--"]);
+    let mut cmd = runner.git(Access::Read, &all)?;
+    // A path is a path, never a glob or `:(magic)`.
+    cmd.env("GIT_INDEX_FILE", index)
+        .env("GIT_LITERAL_PATHSPECS", "1");
+    cmd.args(paths.iter().map(|p| os_from_bytes(p.to_vec())));
+    let mut changes = raw::parse(&runner.git_output(cmd, None)?)?;
+    merge_oversized(repo, &mut changes, &base.oversized, oversized);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }

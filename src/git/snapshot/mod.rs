@@ -136,7 +136,7 @@ fn stage_with(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Staged, Git
 }
 
 /// Prepares the store's directories and runs `f` with a runner over them.
-fn with_runner<T>(
+pub(crate) fn with_runner<T>(
     git: &Git,
     repo: &Repo,
     store: &PrivateStore,
@@ -157,6 +157,36 @@ fn stage_into(
     run: &Runner<'_>,
     options: &SnapshotOptions,
 ) -> Result<(bool, Vec<OversizedFile>), GitError> {
+    let scan = scan(run, options)?;
+    if scan.stage.is_empty() {
+        return Ok((false, scan.oversized));
+    }
+    apply(run, &scan.stage, None)?;
+    Ok((true, scan.oversized))
+}
+
+/// What one status walk found against the private index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scan {
+    /// The NUL-separated paths to restage.
+    pub stage: Vec<u8>,
+    /// The files left out for their size.
+    pub oversized: Vec<OversizedFile>,
+    /// Some path to restage is neither a file, a symbolic link nor gone (a directory that
+    /// replaced a file, a submodule): staging it depends on the index entry it replaces.
+    pub not_files: bool,
+}
+
+impl Scan {
+    /// The paths to restage, one by one.
+    pub fn staged_paths(&self) -> impl Iterator<Item = &[u8]> {
+        self.stage.split(|&b| b == 0).filter(|p| !p.is_empty())
+    }
+}
+
+/// Seeds the private index if this is the prompt's first snapshot, then walks the working
+/// tree once (`git status`) for what differs from it.
+pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, GitError> {
     let seeded = run.seed_index()?;
 
     let mut status = run.git(
@@ -182,12 +212,13 @@ fn stage_into(
         status.env("GIT_OPTIONAL_LOCKS", "1");
     }
     let pending = porcelain::parse(&run.git_output(status, None)?)?;
+    Ok(partition_by_size(run.repo, pending, options.untracked_cap))
+}
 
-    let (stage, oversized) = partition_by_size(run.repo, pending, options.untracked_cap);
-    if stage.is_empty() {
-        return Ok((false, oversized));
-    }
-    let cmd = run.git(
+/// Restages `stage` (NUL-separated paths) from the working tree into the private index, or
+/// into `index` when given; content blobs go to the prompt's store.
+pub(crate) fn apply(run: &Runner<'_>, stage: &[u8], index: Option<&Path>) -> Result<(), GitError> {
+    let mut cmd = run.git(
         Access::WriteBlobs,
         &[
             "update-index",
@@ -198,8 +229,11 @@ fn stage_into(
             "--stdin",
         ],
     )?;
-    run.git_output(cmd, Some(stage))?;
-    Ok((true, oversized))
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    run.git_output(cmd, Some(stage.to_vec()))?;
+    Ok(())
 }
 
 /// Removes the prompt's private index and objects.
@@ -393,7 +427,7 @@ impl Runner<'_> {
     }
 
     /// The tree last written from this private index, if the index is unchanged since.
-    fn reusable_tree(&self, index_now: Option<(u64, u64)>) -> Option<String> {
+    pub fn reusable_tree(&self, index_now: Option<(u64, u64)>) -> Option<String> {
         let text = std::fs::read_to_string(&self.dirs.stamp).ok()?;
         let mut parts = text.split_whitespace();
         let tree = parts.next()?;
@@ -412,30 +446,28 @@ impl Runner<'_> {
 
 /// Splits the pending paths into the NUL-separated list to restage and the files over `cap`,
 /// judged by `lstat` alone so that an oversized file is never opened.
-fn partition_by_size(
-    repo: &Repo,
-    pending: Vec<porcelain::Pending>,
-    cap: u64,
-) -> (Vec<u8>, Vec<OversizedFile>) {
-    let mut stage = Vec::new();
-    let mut oversized = Vec::new();
+fn partition_by_size(repo: &Repo, pending: Vec<porcelain::Pending>, cap: u64) -> Scan {
+    let mut scan = Scan::default();
     for item in pending {
         let path = repo.top.join(path_from_bytes(&item.path));
         match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_file() && meta.len() > cap => oversized.push(OversizedFile {
+            Ok(meta) if meta.is_file() && meta.len() > cap => scan.oversized.push(OversizedFile {
                 path: item.path,
                 size: meta.len(),
                 mtime_ns: mtime_ns(&meta),
                 tracked: !item.untracked,
             }),
             // Gone files are restaged too: `--remove` drops them from the private index.
-            _ => {
-                stage.extend_from_slice(&item.path);
-                stage.push(0);
+            found => {
+                if found.is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) {
+                    scan.not_files = true;
+                }
+                scan.stage.extend_from_slice(&item.path);
+                scan.stage.push(0);
             }
         }
     }
-    (stage, oversized)
+    scan
 }
 
 fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
@@ -450,7 +482,7 @@ fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
     }
 }
 
-fn index_identity(index: &Path) -> Option<(u64, u64)> {
+pub(crate) fn index_identity(index: &Path) -> Option<(u64, u64)> {
     let meta = std::fs::metadata(index).ok()?;
     Some((meta.len(), mtime_ns(&meta)))
 }
@@ -467,7 +499,7 @@ pub(crate) fn path_from_bytes(bytes: &[u8]) -> PathBuf {
     PathBuf::from(os_from_bytes(bytes.to_vec()))
 }
 
-fn os_from_bytes(bytes: Vec<u8>) -> OsString {
+pub(crate) fn os_from_bytes(bytes: Vec<u8>) -> OsString {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStringExt;

@@ -1,0 +1,265 @@
+//! The Stop's git work: what changed in the working tree since the prompt's baseline, and the
+//! `.gitattributes` facts selection needs for it, in as few git processes as the facts allow,
+//! with the independent ones running side by side.
+//!
+//! One `git status` walk finds the paths that differ from the private index, which still holds
+//! the baseline. Then one of three ways:
+//! - **nothing** differs and the private index is still the baseline's: no further git;
+//! - **limited**, the common case: the paths are staged afresh into a small index of their own
+//!   (`update-index` reads and writes a few entries, not the whole private index) and one
+//!   `diff-index` limited to those paths compares the baseline tree with it. Outside those
+//!   paths the baseline and the working tree agree, so this is the whole diff, byte for byte,
+//!   whenever staging a path cannot depend on the index entry it replaces (see
+//!   [`limited_is_exact`]);
+//! - **whole**, otherwise: the paths are restaged into the private index, which is diffed
+//!   against the baseline tree entire ([`crate::git::diff::diff_index`]).
+//!
+//! Beside the staging and the diff, `check-attr` runs on its own thread, and only when some
+//! attribute file exists at all ([`attributes::none_apply`]).
+
+use std::path::Path;
+
+use crate::git::diff::{self, Change};
+use crate::git::snapshot::{
+    self, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity,
+    with_runner,
+};
+use crate::git::{Git, GitError, Repo, attributes};
+use crate::pipeline::select::Attributes;
+
+/// What the Stop needs from git.
+#[derive(Debug, Clone, Default)]
+pub struct Turn {
+    /// What changed since the baseline, in path order.
+    pub changes: Vec<Change>,
+    /// The attributes of (at least) every path in `changes`.
+    pub attributes: Attributes,
+    /// How the diff was made.
+    pub way: Way,
+}
+
+/// Most bytes of paths handed to git as arguments; more take the whole way (a command line
+/// has a bounded length everywhere, and a short one on Windows).
+const MAX_PATHSPEC_BYTES: usize = 16 * 1024;
+
+/// How the diff was made; see the module docs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Way {
+    /// Nothing differed from the baseline: one walk, no diff.
+    #[default]
+    Nothing,
+    /// The changed paths staged into a small index of their own and diffed alone.
+    Limited,
+    /// The changed paths restaged into the private index, diffed whole.
+    Whole,
+}
+
+impl Way {
+    /// The name the decision log records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Way::Nothing => "nothing",
+            Way::Limited => "limited",
+            Way::Whole => "whole",
+        }
+    }
+}
+
+/// What changed in the working tree of `repo` since `base`, which the prompt's
+/// UserPromptSubmit took into `store`, and the attributes of the changed paths.
+pub fn changes_since(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+    base: &Snapshot,
+) -> Result<Turn, GitError> {
+    with_runner(git, repo, store, |run| {
+        // The private index is the baseline's while it is the file the baseline's tree was
+        // written from (an earlier Stop of this prompt that died after restaging changed it).
+        let index_is_baseline = run
+            .reusable_tree(index_identity(&run.dirs.index))
+            .is_some_and(|tree| tree == base.tree);
+        let scan = snapshot::scan(run, options)?;
+
+        // Every path the diff can name: what the walk found, and what was too large to
+        // stage now or at the baseline.
+        let mut paths: Vec<Vec<u8>> = scan.staged_paths().map(<[u8]>::to_vec).collect();
+        paths.extend(
+            scan.oversized
+                .iter()
+                .chain(&base.oversized)
+                .map(|f| f.path.clone()),
+        );
+        paths.sort();
+        paths.dedup();
+        let no_attributes = attributes::none_apply(repo, &paths);
+
+        let way = if !index_is_baseline {
+            Way::Whole
+        } else if scan.stage.is_empty() {
+            Way::Nothing
+        } else if no_attributes && limited_is_exact(repo, run, &scan) {
+            Way::Limited
+        } else {
+            Way::Whole
+        };
+
+        let (changes, looked_up) = std::thread::scope(|scope| {
+            let lookup =
+                (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, &paths)));
+            let changes = diff_by(way, git, repo, store, run, base, &scan);
+            let looked_up = match lookup {
+                None => Ok(attributes::unspecified(repo, &paths)),
+                Some(job) => job.join().unwrap_or_else(|_| {
+                    Err(GitError::Parse {
+                        command: "check-attr".into(),
+                        detail: "the attribute lookup panicked".into(),
+                    })
+                }),
+            };
+            (changes, looked_up)
+        });
+        let changes = changes?;
+        let mut attributes = looked_up?;
+
+        // The walk names every path the diff can (a rename's two sides are a deletion and an
+        // addition to it); should one ever be missing, it is looked up after all.
+        let missing: Vec<Vec<u8>> = crate::pipeline::attribute_paths(&changes)
+            .into_iter()
+            .filter(|p| paths.binary_search(p).is_err())
+            .collect();
+        if !missing.is_empty() {
+            let more = attributes::read(git, repo, &missing)?;
+            attributes.generated.extend(more.generated);
+            attributes.vendored.extend(more.vendored);
+            attributes.no_diff.extend(more.no_diff);
+            attributes.output_roots.extend(more.output_roots);
+        }
+        Ok(Turn {
+            changes,
+            attributes,
+            way,
+        })
+    })
+}
+
+fn diff_by(
+    way: Way,
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    run: &Runner<'_>,
+    base: &Snapshot,
+    scan: &Scan,
+) -> Result<Vec<Change>, GitError> {
+    match way {
+        Way::Nothing => {
+            let staged = Staged {
+                oversized: scan.oversized.clone(),
+                unchanged_tree: Some(base.tree.clone()),
+            };
+            diff::diff_index(git, repo, store, base, &staged)
+        }
+        Way::Limited => {
+            let index = &run.dirs.turn_index;
+            // A small index left by a Stop that died must not lend us its entries.
+            crate::state::fs::remove_entry(index)?;
+            snapshot::apply(run, &scan.stage, Some(index))?;
+            let paths: Vec<&[u8]> = scan.staged_paths().collect();
+            diff::diff_index_limited(git, repo, store, base, index, &paths, &scan.oversized)
+        }
+        Way::Whole => {
+            if !scan.stage.is_empty() {
+                snapshot::apply(run, &scan.stage, None)?;
+            }
+            let staged = Staged {
+                oversized: scan.oversized.clone(),
+                unchanged_tree: None,
+            };
+            diff::diff_index(git, repo, store, base, &staged)
+        }
+    }
+}
+
+/// Whether staging `scan`'s paths into an empty index gives each the entry it would get in
+/// the private index, so that the limited way is exact. Git looks at the entry a file replaces
+/// when the config says not to trust the file's mode or case (`core.fileMode`,
+/// `core.symlinks`, `core.ignoreCase`), before converting line endings (`core.autocrlf`, the
+/// `text` attribute), and for `.gitattributes` it reads from the index when the working tree
+/// has none; and for a directory (a submodule's commit, a directory that replaced a file) it
+/// decides by the old entry what to stage. The caller has already found no attribute file in
+/// the working tree ([`attributes::none_apply`]); this checks the config, that every path is
+/// a file, a symbolic link or gone, and that the private index names no `.gitattributes`
+/// either (a file it cannot read, or in a format it does not scan, counts as naming one). The
+/// paths must also fit on a command line, as given.
+fn limited_is_exact(repo: &Repo, run: &Runner<'_>, scan: &Scan) -> bool {
+    let staging_ignores_index = repo
+        .facts
+        .config
+        .as_ref()
+        .is_some_and(|c| c.staging_ignores_index);
+    let fits = scan.stage.len() <= MAX_PATHSPEC_BYTES
+        && (cfg!(unix) || scan.staged_paths().all(|p| std::str::from_utf8(p).is_ok()));
+    staging_ignores_index
+        && !scan.not_files
+        && fits
+        && !index_may_name_gitattributes(&run.dirs.index)
+}
+
+/// Whether the index file at `index` may hold an entry named `.gitattributes` (in any
+/// directory). Versions 2 and 3 store every path whole, so a byte search is exact in one
+/// direction: no match, no such entry. Anything else answers `true`.
+fn index_may_name_gitattributes(index: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(index) else {
+        return true;
+    };
+    let version = bytes
+        .get(4..8)
+        .and_then(|v| <[u8; 4]>::try_from(v).ok())
+        .map(u32::from_be_bytes);
+    if bytes.get(..4) != Some(b"DIRC") || !matches!(version, Some(2 | 3)) {
+        return true;
+    }
+    aho_corasick::AhoCorasick::new([b".gitattributes\0"]).map_or(true, |ac| ac.is_match(&bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_whole_path_index_without_gitattributes_is_clear() {
+        let tmp = tempfile::tempdir().unwrap();
+        let index = tmp.path().join("index");
+        let entry = |name: &str| {
+            let mut e = vec![0u8; 62];
+            e.extend_from_slice(name.as_bytes());
+            e.push(0);
+            e
+        };
+        let file = |version: u32, names: &[&str]| {
+            let mut b = b"DIRC".to_vec();
+            b.extend_from_slice(&version.to_be_bytes());
+            b.extend_from_slice(&(names.len() as u32).to_be_bytes());
+            for n in names {
+                b.extend(entry(n));
+            }
+            std::fs::write(&index, b).unwrap();
+        };
+        assert!(index_may_name_gitattributes(&index), "absent");
+        file(2, &["a.txt", "src/.gitattributes.bak", "gitattributes"]);
+        assert!(!index_may_name_gitattributes(&index));
+        file(2, &["a.txt", "src/.gitattributes"]);
+        assert!(index_may_name_gitattributes(&index));
+        file(3, &[".gitattributes"]);
+        assert!(index_may_name_gitattributes(&index));
+        file(4, &["a.txt"]);
+        assert!(
+            index_may_name_gitattributes(&index),
+            "version 4 is not scanned"
+        );
+        std::fs::write(&index, b"garbage").unwrap();
+        assert!(index_may_name_gitattributes(&index));
+    }
+}

@@ -1,0 +1,340 @@
+//! The Stop's git work ([`jev_preflight::git::turn`]): how few processes it starts, and that
+//! every shortcut it takes gives exactly what the long way gives — an attribute file anywhere
+//! git would read one is honoured, and staging that depends on the index takes the long way.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+
+use jev_preflight::git::diff::{self, Change};
+use jev_preflight::git::snapshot::{self, SnapshotOptions};
+use jev_preflight::git::turn::{self, Turn, Way};
+use jev_preflight::git::{self, Discovery, Git, Repo};
+use serde_json::json;
+
+use crate::snapshot_zero_writes::Store;
+use crate::support::TestRepo;
+use crate::support::hook::HookEnv;
+
+/// A git that logs each subcommand it runs (one line each) before running the real one.
+struct LoggedGit {
+    _dir: tempfile::TempDir,
+    bin: PathBuf,
+    log: PathBuf,
+}
+
+impl LoggedGit {
+    fn new() -> LoggedGit {
+        let real = std::env::var_os("PATH")
+            .and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|p| p.join("git"))
+                    .find(|p| p.is_file())
+            })
+            .expect("git on PATH");
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let wrapper = bin.join("git");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nskip=0\nfor a in \"$@\"; do\n  if [ $skip = 1 ]; then skip=0; continue; fi\n  case \"$a\" in -c) skip=1 ;; --no-pager) ;; *) echo \"$a\" >> '{}'; break ;; esac\ndone\nexec '{}' \"$@\"\n",
+                log.display(),
+                real.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        LoggedGit {
+            _dir: dir,
+            bin,
+            log,
+        }
+    }
+
+    fn git(&self) -> Git {
+        Git::new(self.bin.join("git"))
+    }
+
+    /// The subcommands run since the last call, sorted (some run side by side).
+    fn take(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.log);
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    }
+}
+
+fn found(git: &Git, dir: &Path) -> Repo {
+    match git::discover(git, dir).unwrap() {
+        Discovery::Found(repo) => repo,
+        other => panic!("expected a repository, got {other:?}"),
+    }
+}
+
+/// The system attributes file of the git on `PATH`, if this machine has one: then no
+/// shortcut may be taken, and the tests that expect one say so instead.
+fn machine_has_system_attributes() -> bool {
+    let out = std::process::Command::new("git")
+        .args(["var", "GIT_ATTR_SYSTEM"])
+        .output()
+        .unwrap();
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let has = !path.is_empty() && Path::new(&path).exists();
+    if has {
+        eprintln!("note: {path} exists on this machine; the Stop must ask git for attributes");
+    }
+    has
+}
+
+fn base_repo() -> TestRepo {
+    let r = TestRepo::new();
+    r.write("a.txt", "one\ntwo\nthree\n")
+        .write("src/lib.rs", "fn main() {}\n")
+        .write("src/deep/mod.rs", "pub fn f() -> u8 { 1 }\n")
+        .write("run.sh", "#!/bin/sh\necho hi\n")
+        .commit_all("init");
+    r
+}
+
+/// A baseline in a fresh store, then `turn`, then the Stop's way and the long way (a second
+/// store, restaged whole and diffed against the tree): both must agree.
+fn stop_after(r: &TestRepo, git: &Git, turn: impl FnOnce()) -> (Turn, Vec<Change>) {
+    let repo = found(git, r.path());
+    let opts = SnapshotOptions::default();
+    let (store, long) = (Store::new(), Store::new());
+    let base = snapshot::take(git, &repo, &store.private(), &opts).unwrap();
+    let long_base = snapshot::take(git, &repo, &long.private(), &opts).unwrap();
+    assert_eq!(base, long_base);
+    turn();
+    let repo = match git::rediscover(git, &repo).unwrap() {
+        Discovery::Found(repo) => repo,
+        other => panic!("{other:?}"),
+    };
+    let stop = turn::changes_since(git, &repo, &store.private(), &opts, &base).unwrap();
+    let staged = snapshot::stage(git, &repo, &long.private(), &opts).unwrap();
+    let whole = diff::diff_index(git, &repo, &long.private(), &base, &staged).unwrap();
+    assert_eq!(stop.changes, whole, "the {} way", stop.way.name());
+    (stop, whole)
+}
+
+fn names(changes: &[Change]) -> Vec<String> {
+    changes
+        .iter()
+        .map(|c| String::from_utf8_lossy(&c.path).into_owned())
+        .collect()
+}
+
+/// The hook as Claude Code runs it, with a git that logs: a Stop on a repository without
+/// attribute files starts `config`, `status`, `update-index`, `diff-index` — no `check-attr`,
+/// no index of the whole tree restaged — and its decision log says it took the limited way.
+#[test]
+fn a_stop_starts_four_git_processes() {
+    let r = base_repo();
+    r.write("untracked.txt", "at baseline\n");
+    let logged = LoggedGit::new();
+    let env = HookEnv::new().var(
+        "PATH",
+        &format!(
+            "{}:{}",
+            logged.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
+    let event = |name: &str| {
+        json!({"hook_event_name": name, "session_id": "s", "prompt_id": "p",
+               "cwd": r.path(), "prompt": "go", "stop_hook_active": false})
+    };
+    let outcome = |out: &crate::support::hook::HookResult| {
+        out.ok();
+        out.stderr
+            .trim()
+            .rsplit(": ")
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let out = env.run(&event("UserPromptSubmit"));
+    assert_eq!(outcome(&out), "baseline taken", "{out:?}");
+    assert_eq!(
+        logged.take(),
+        [
+            "config",
+            "rev-parse",
+            "status",
+            "update-index",
+            "var",
+            "write-tree"
+        ]
+    );
+
+    r.write("src/lib.rs", "fn main() { run() }\n")
+        .write("src/new.rs", "pub fn run() {}\n");
+    let out = env.run(&event("Stop"));
+    assert!(
+        ["below threshold", "continued"].contains(&outcome(&out).as_str()),
+        "{out:?}"
+    );
+    let ran = logged.take();
+    let log = std::fs::read_to_string(env.data.join("decisions.jsonl")).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    if machine_has_system_attributes() {
+        assert!(ran.contains(&"check-attr".to_owned()), "{ran:?}");
+        return;
+    }
+    assert_eq!(ran, ["config", "diff-index", "status", "update-index"]);
+    assert_eq!(entry["diff"], "limited", "{entry}");
+}
+
+/// A turn that changed nothing runs one walk after the config, and no diff.
+#[test]
+fn an_unchanged_turn_runs_one_walk() {
+    let r = base_repo();
+    let logged = LoggedGit::new();
+    let git = logged.git();
+    let repo = found(&git, r.path());
+    let store = Store::new();
+    let opts = SnapshotOptions::default();
+    let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    logged.take();
+    let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
+    assert_eq!(stop.way, Way::Nothing);
+    assert!(stop.changes.is_empty());
+    assert_eq!(logged.take(), ["status"]);
+}
+
+/// Edits, additions, deletions, renames, mode changes, odd names: the limited way gives the
+/// long way's diff, byte for byte (`stop_after` compares them). A directory where a file was
+/// takes the long way, because staging it depends on the old entry; the result is the same.
+#[test]
+fn the_limited_way_matches_the_long_way() {
+    let r = base_repo();
+    r.write("gone.txt", "bye\n").commit_all("more");
+    let git = Git::default();
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("a.txt", "one\n2\nthree\n")
+            .write("src/renamed.rs", "fn main() {}\n")
+            .remove("src/lib.rs")
+            .remove("gone.txt")
+            .write("-dash file\n.txt", "odd name\n");
+        use std::os::unix::fs::PermissionsExt;
+        let p = r.path().join("run.sh");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    });
+    assert_eq!(
+        names(&stop.changes),
+        [
+            "-dash file\n.txt",
+            "a.txt",
+            "gone.txt",
+            "run.sh",
+            "src/renamed.rs"
+        ]
+    );
+    if !machine_has_system_attributes() {
+        assert_eq!(stop.way, Way::Limited);
+    }
+
+    let r = base_repo();
+    r.write("gone.txt", "bye\n").commit_all("more");
+    let (stop, _) = stop_after(&r, &git, || {
+        r.remove("gone.txt")
+            .write("gone.txt/inside.txt", "now a directory\n");
+    });
+    assert_eq!(names(&stop.changes), ["gone.txt", "gone.txt/inside.txt"]);
+    assert_eq!(stop.way, Way::Whole);
+}
+
+/// An attribute file anywhere git would read one is honoured: in a parent directory of a
+/// changed path (committed, or added during the turn), named by `core.attributesFile`, or in
+/// `info/attributes`. With any of them present `check-attr` runs, beside the diff.
+#[test]
+fn attributes_on_the_way_to_a_changed_path_are_still_honoured() {
+    let git = Git::default();
+
+    // A committed `.gitattributes` two directories up.
+    let r = base_repo();
+    r.write("lib/.gitattributes", "gen/** linguist-generated\n")
+        .commit_all("attributes");
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("lib/gen/api.rs", "pub fn api() {}\n")
+            .write("src/lib.rs", "fn main() { 1 }\n");
+    });
+    assert_eq!(stop.way, Way::Whole);
+    assert!(
+        stop.attributes.generated.contains(&b"lib/gen/api.rs"[..]),
+        "{:?}",
+        stop.attributes
+    );
+
+    // One the turn itself adds at the top.
+    let r = base_repo();
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write(".gitattributes", "*.txt -diff\n")
+            .write("a.txt", "changed\n");
+    });
+    assert!(stop.attributes.no_diff.contains(&b"a.txt"[..]));
+    assert_eq!(stop.way, Way::Whole);
+
+    // `core.attributesFile` and `info/attributes`.
+    let r = base_repo();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let global = elsewhere.path().join("attributes");
+    std::fs::write(&global, "src/** linguist-vendored\n").unwrap();
+    r.git(&["config", "core.attributesFile", global.to_str().unwrap()]);
+    std::fs::write(
+        r.path().join(".git/info/attributes"),
+        "a.txt linguist-generated\n",
+    )
+    .unwrap();
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("a.txt", "changed\n")
+            .write("src/lib.rs", "fn main() { 2 }\n");
+    });
+    assert!(stop.attributes.vendored.contains(&b"src/lib.rs"[..]));
+    assert!(stop.attributes.generated.contains(&b"a.txt"[..]));
+}
+
+/// Where staging a file looks at the entry it replaces, the Stop restages the private index
+/// whole: an executable bit git is told not to trust, line endings git converts only when the
+/// old blob had none, and a `.gitattributes` only the index has.
+#[test]
+fn staging_that_reads_the_old_entry_takes_the_long_way() {
+    let git = Git::default();
+
+    let r = base_repo();
+    r.git(&["update-index", "--chmod=+x", "run.sh"]);
+    r.git(&["commit", "-q", "-m", "exec"]);
+    r.git(&["config", "core.fileMode", "false"]);
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("run.sh", "#!/bin/sh\necho changed\n");
+    });
+    assert_eq!(stop.way, Way::Whole);
+    assert!(
+        !String::from_utf8_lossy(&stop.changes[0].patch).contains("mode"),
+        "the mode the index keeps must not change: {:?}",
+        String::from_utf8_lossy(&stop.changes[0].patch)
+    );
+
+    let r = base_repo();
+    r.write("crlf.txt", "one\r\ntwo\r\n").commit_all("crlf");
+    r.git(&["config", "core.autocrlf", "true"]);
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
+    });
+    assert_eq!(stop.way, Way::Whole);
+
+    // A `.gitattributes` the index holds but the working tree does not (skip-worktree).
+    let r = base_repo();
+    r.write("src/.gitattributes", "*.rs text eol=crlf\n")
+        .commit_all("attributes");
+    r.git(&["update-index", "--skip-worktree", "src/.gitattributes"]);
+    r.remove("src/.gitattributes");
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("src/lib.rs", "fn main() { 3 }\n");
+    });
+    assert_eq!(stop.way, Way::Whole);
+}
