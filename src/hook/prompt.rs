@@ -106,7 +106,9 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
 /// Prompts another process holds are left alone.
 fn end_earlier_prompts(ctx: &Context<'_>, session: &SessionStore, current: &PromptStore) {
     for other in session.prompts() {
-        if other.dir() == current.dir() {
+        // A prompt without a snapshot dir holds no content, so it is neither locked nor read:
+        // a long session's finished prompts cost one `lstat` each, not a lock and a parse.
+        if other.dir() == current.dir() || !other.may_hold_content() {
             continue;
         }
         let Ok(Some(_lock)) = other.lock_existing() else {
