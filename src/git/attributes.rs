@@ -257,6 +257,7 @@ mod tests {
                     ),
                     attributes_tree: false,
                     staging_ignores_index: true,
+                    places_worktree: false,
                 }),
             },
         }

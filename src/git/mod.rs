@@ -13,5 +13,5 @@ pub mod runner;
 pub mod snapshot;
 pub mod turn;
 
-pub use repo::{Discovery, ObjectFormat, Repo, discover, rediscover};
+pub use repo::{Discovery, ObjectFormat, Remembered, Repo, discover, discover_again, rediscover};
 pub use runner::{Git, GitError};

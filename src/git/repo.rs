@@ -76,6 +76,9 @@ pub struct ConfigFacts {
     /// as one staged over its old entry (otherwise git keeps the old entry's mode, matches
     /// names case-blind, or looks at the old blob before converting line endings).
     pub staging_ignores_index: bool,
+    /// `core.worktree` is set or `core.bare` is true: the config itself says where the
+    /// working tree is, so only `rev-parse` may answer.
+    pub places_worktree: bool,
 }
 
 impl Repo {
@@ -181,17 +184,7 @@ pub fn discover(git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
 /// config is read (afresh: a filter configured since must still be neutralized). On any
 /// doubt — something moved or vanished — it is a full [`discover`] from `known.top`.
 pub fn rediscover(git: &Git, known: &Repo) -> Result<Discovery, GitError> {
-    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
-    let in_place = [
-        &known.top,
-        &known.git_dir,
-        &known.common_dir,
-        &known.objects,
-    ]
-    .into_iter()
-    .all(|p| is_dir(p))
-        && std::fs::symlink_metadata(known.top.join(".git")).is_ok();
-    if !in_place {
+    if !in_place(known) {
         return discover(git, &known.top);
     }
     let (filters, config) = read_config(git, &known.top)?;
@@ -205,10 +198,156 @@ pub fn rediscover(git: &Git, known: &Repo) -> Result<Discovery, GitError> {
     }))
 }
 
+/// What one discovery from `cwd` found, kept for the session so that the next prompt from
+/// the same directory need not ask `rev-parse` and `git var` again ([`discover_again`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Remembered {
+    /// The event's `cwd`, as the host sent it.
+    pub cwd: PathBuf,
+    pub repo: Repo,
+    /// `.git` at the top of the working tree: `None` for a directory, else the file's bytes
+    /// (a linked worktree's pointer to its git dir).
+    dot_git: Option<Vec<u8>>,
+    /// The git on `PATH` (resolved path, length, modification time): another build may keep
+    /// its system attributes elsewhere.
+    git: (PathBuf, u64, u64),
+}
+
+impl Remembered {
+    /// What to remember of `repo`, found from `cwd` by `git`; `None` when it cannot be
+    /// checked again cheaply.
+    pub fn of(git: &Git, cwd: &Path, repo: &Repo) -> Option<Remembered> {
+        Some(Remembered {
+            cwd: cwd.to_path_buf(),
+            repo: Repo {
+                filters: Vec::new(),
+                facts: Facts {
+                    config: None,
+                    ..repo.facts.clone()
+                },
+                ..repo.clone()
+            },
+            dot_git: dot_git(&repo.top)?,
+            git: binary_identity(git.program())?,
+        })
+    }
+
+    /// Whether `cwd` still leads to the same repository, as `rev-parse` would find it: the
+    /// same directory, nothing named `.git` between it and the top of the working tree,
+    /// `.git` there unchanged, the git dirs in place, and the same git binary.
+    fn still_holds(&self, git: &Git, cwd: &Path) -> bool {
+        let repo = &self.repo;
+        if cwd != self.cwd || !in_place(repo) {
+            return false;
+        }
+        if dot_git(&repo.top).as_ref() != Some(&self.dot_git)
+            || binary_identity(git.program()).as_ref() != Some(&self.git)
+        {
+            return false;
+        }
+        let Ok(cwd) = std::fs::canonicalize(cwd) else {
+            return false;
+        };
+        if !cwd.starts_with(&repo.top) || cwd.starts_with(&repo.git_dir) {
+            return false;
+        }
+        // Discovery walks up from `cwd` and stops at the first directory holding `.git`.
+        cwd.ancestors()
+            .take_while(|dir| *dir != repo.top)
+            .all(|dir| {
+                matches!(std::fs::symlink_metadata(dir.join(".git")),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+            })
+    }
+}
+
+/// The repository at `cwd` when an earlier prompt of the session found `known` there: when
+/// nothing that decides the answer has changed ([`Remembered::still_holds`]), only the config
+/// is read, afresh; on any doubt, and when the config itself places the working tree, it is
+/// a full [`discover`].
+pub fn discover_again(git: &Git, cwd: &Path, known: &Remembered) -> Result<Discovery, GitError> {
+    if !known.still_holds(git, cwd) {
+        return discover(git, cwd);
+    }
+    let (filters, config) = read_config(git, &known.repo.top)?;
+    if config.places_worktree {
+        return discover(git, cwd);
+    }
+    Ok(Discovery::Found(Repo {
+        filters,
+        facts: Facts {
+            config: Some(config),
+            ..known.repo.facts.clone()
+        },
+        ..known.repo.clone()
+    }))
+}
+
+/// The working tree, git dirs and object store are directories still, and `.git` is there.
+fn in_place(known: &Repo) -> bool {
+    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    [
+        &known.top,
+        &known.git_dir,
+        &known.common_dir,
+        &known.objects,
+    ]
+    .into_iter()
+    .all(|p| is_dir(p))
+        && std::fs::symlink_metadata(known.top.join(".git")).is_ok()
+}
+
+/// `.git` at `top`: `Some(None)` for a directory, `Some(Some(bytes))` for a small file.
+fn dot_git(top: &Path) -> Option<Option<Vec<u8>>> {
+    let path = top.join(".git");
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if meta.is_dir() {
+        return Some(None);
+    }
+    if !meta.is_file() || meta.len() > 4096 {
+        return None;
+    }
+    std::fs::read(&path).ok().map(Some)
+}
+
+/// The file `program` runs as, found the way a spawn finds it, with its length and
+/// modification time.
+fn binary_identity(program: &Path) -> Option<(PathBuf, u64, u64)> {
+    let found = if program.components().count() > 1 {
+        Some(program.to_path_buf())
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|dir| dir.join(program))
+            .find(|p| is_executable(p))
+    }?;
+    let path = std::fs::canonicalize(found).ok()?;
+    let meta = std::fs::metadata(&path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .ok()?;
+    Some((path, meta.len(), u64::try_from(mtime.as_nanos()).ok()?))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
 /// The keys [`read_config`] asks for, as `git config --get-regexp` matches them: section and
 /// variable names lower-cased.
-const CONFIG_KEYS: &str =
-    r"^(filter\..*|core\.(attributesfile|filemode|symlinks|ignorecase|autocrlf)|attr\.tree)$";
+const CONFIG_KEYS: &str = r"^(filter\..*|core\.(attributesfile|filemode|symlinks|ignorecase|autocrlf|worktree|bare)|attr\.tree)$";
 
 /// One `git config` for every scope: the names of the configured filter drivers
 /// (`filter.<name>.*`) and the [`ConfigFacts`].
@@ -267,6 +406,8 @@ fn parse_config(out: &[u8]) -> (Vec<Vec<u8>>, ConfigFacts) {
             .map(|v| v.unwrap_or_default().to_vec()),
         attributes_tree,
         staging_ignores_index,
+        places_worktree: last.contains_key(&b"core.worktree"[..])
+            || word(b"core.bare").is_some_and(|v| !is_false(&v)),
     };
     (names, config)
 }
@@ -363,6 +504,7 @@ mod tests {
                 attributes_file: None,
                 attributes_tree: false,
                 staging_ignores_index: true,
+                places_worktree: false,
             }
         );
         let (names, config) = facts(&[
@@ -377,6 +519,10 @@ mod tests {
         assert_eq!(config.attributes_file.as_deref(), Some(&b"~/two"[..]));
         assert!(config.attributes_tree);
         assert!(config.staging_ignores_index);
+        assert!(!config.places_worktree);
+        assert!(!facts(&["core.bare\nfalse"]).1.places_worktree);
+        assert!(facts(&["core.bare\ntrue"]).1.places_worktree);
+        assert!(facts(&["core.worktree\n/elsewhere"]).1.places_worktree);
         // Each setting that makes staging look at the old entry, in every spelling git takes;
         // the last value wins.
         for records in [

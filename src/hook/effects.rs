@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
 use crate::git::turn::{self, Turn};
-use crate::git::{self, Discovery, Git, GitError, Repo};
+use crate::git::{self, Discovery, Git, GitError, Remembered, Repo};
 use crate::scorer::{self, ScoreError, Scorer, ScorerSettings};
 
 /// Points between steps where a test may simulate a crash.
@@ -29,6 +29,16 @@ pub enum Checkpoint {
 pub trait Effects {
     /// The repository `cwd` belongs to (UserPromptSubmit).
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError>;
+    /// The same, when an earlier prompt of the session found `known` there
+    /// (UserPromptSubmit); only what may have changed is asked again.
+    fn discover_again(
+        &self,
+        git: &Git,
+        cwd: &Path,
+        _known: &Remembered,
+    ) -> Result<Discovery, GitError> {
+        self.discover(git, cwd)
+    }
     /// The repository an earlier event of the prompt discovered, resolved again (Stop).
     fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError>;
     /// UserPromptSubmit: a private snapshot of the working tree, the turn's baseline.
@@ -68,6 +78,15 @@ pub struct Real;
 impl Effects for Real {
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError> {
         git::discover(git, cwd)
+    }
+
+    fn discover_again(
+        &self,
+        git: &Git,
+        cwd: &Path,
+        known: &Remembered,
+    ) -> Result<Discovery, GitError> {
+        git::discover_again(git, cwd, known)
     }
 
     fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {

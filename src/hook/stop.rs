@@ -16,6 +16,7 @@ use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_IDS};
 use crate::pipeline::payload::{Outcome, SkipReason};
 use crate::pipeline::select::Selector;
+use crate::scorer::ScorerKind;
 use crate::state::PromptStore;
 
 /// Outcome of a Stop that found no baseline for its prompt.
@@ -160,20 +161,25 @@ fn evaluate(
     };
 
     // Hash gate: one request per distinct diff per prompt, recorded before the request.
+    let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
     if state.scored.contains(&payload.hash) {
         return Ok(Reply::quiet("same diff already scored"));
     }
     state.scored.push(payload.hash.clone());
-    // Renamed into place before the request, so that a Stop retried after a crash of this
+    // Renamed into place before a request, so that a Stop retried after a crash of this
     // process sees the hash; not synced: only a power cut could lose it, and what it gates is
     // a second request for the same diff. A second continuation is gated by the count, whose
     // write below is synced. (Syncing this write cost 0.5–7 ms per Stop: the file's data and
-    // its directory's journal commit.)
-    prompt.write_state_unsynced(state)?;
+    // its directory's journal commit.) The built-in scorer sends no request, so nothing is
+    // written for it here: the hash reaches the state with the prompt's last write, and the
+    // Stop replaces its state file once instead of twice (a rename over a file written
+    // milliseconds before costs up to a few ms on a busy disk).
+    if user.scorer.kind.resolve(&user.scorer) != ScorerKind::Local {
+        prompt.write_state_unsynced(state)?;
+    }
     effects.checkpoint(Checkpoint::HashSaved);
 
     // Score with the scorer the user chose, then pick the axes.
-    let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
     let scorer = effects.scorer(&user.scorer)?;
     let verdict = pipeline::judge(&payload, &*scorer, &frozen.thresholds(), ctx.scorer_budget)?;
     effects.checkpoint(Checkpoint::Scored);

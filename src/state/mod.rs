@@ -391,6 +391,20 @@ impl SessionStore {
         self.read_seq()
     }
 
+    /// The repository the session's last prompt discovered, as the hook saved it (bytes it
+    /// parses and checks itself); `None` when there is none or it cannot be read.
+    pub fn repo_memory(&self) -> Option<Vec<u8>> {
+        read_file(&self.dir.join("repo.json"), 64 * 1024)
+            .ok()
+            .flatten()
+    }
+
+    /// Saves what [`SessionStore::repo_memory`] returns. Not synced: it is a hint, checked
+    /// before every use, and worth nothing after a crash.
+    pub fn remember_repo(&self, bytes: &[u8]) -> Result<(), StoreError> {
+        write_unsynced(&self.dir.join("repo.json"), bytes)
+    }
+
     /// Records `class` in the session's notice ledger; `true` the first time only.
     pub fn notice_once(&self, class: &str) -> Result<bool, StoreError> {
         let _lock = self.lock()?;

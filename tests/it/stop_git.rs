@@ -148,6 +148,10 @@ fn a_stop_starts_four_git_processes() {
         json!({"hook_event_name": name, "session_id": "s", "prompt_id": "p",
                "cwd": r.path(), "prompt": "go", "stop_hook_active": false})
     };
+    let next = |name: &str| {
+        json!({"hook_event_name": name, "session_id": "s", "prompt_id": "p2",
+               "cwd": r.path(), "prompt": "go", "stop_hook_active": false})
+    };
     let outcome = |out: &crate::support::hook::HookResult| {
         out.ok();
         out.stderr
@@ -187,6 +191,15 @@ fn a_stop_starts_four_git_processes() {
     }
     assert_eq!(ran, ["config", "diff-index", "status", "update-index"]);
     assert_eq!(entry["diff"], "limited", "{entry}");
+
+    // The session's next prompt from the same directory: the repository it found is
+    // remembered, so neither `rev-parse` nor `git var` runs again.
+    let out = env.run(&next("UserPromptSubmit"));
+    assert_eq!(outcome(&out), "baseline taken", "{out:?}");
+    assert_eq!(
+        logged.take(),
+        ["config", "status", "update-index", "write-tree"]
+    );
 }
 
 /// A turn that changed nothing runs one walk after the config, and no diff.
