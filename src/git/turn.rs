@@ -15,7 +15,9 @@
 //!   against the baseline tree entire ([`crate::git::diff::diff_index`]).
 //!
 //! Beside the staging and the diff, `check-attr` runs on its own thread, and only when some
-//! attribute file exists at all ([`attributes::none_apply`]).
+//! attribute file exists at all ([`attributes::none_apply`]); and so does the `write-tree` of
+//! the baseline when UserPromptSubmit left it to the Stop ([`snapshot::baseline`]), from the
+//! saved baseline index that the staging never touches.
 
 use std::path::Path;
 
@@ -75,11 +77,15 @@ pub fn changes_since(
     base: &Snapshot,
 ) -> Result<Turn, GitError> {
     with_runner(git, repo, store, |run| {
-        // The private index is the baseline's while it is the file the baseline's tree was
-        // written from (an earlier Stop of this prompt that died after restaging changed it).
-        let index_is_baseline = run
-            .reusable_tree(index_identity(&run.dirs.index))
-            .is_some_and(|tree| tree == base.tree);
+        // The private index is the baseline's while it is the file the baseline came from (an
+        // earlier Stop of this prompt that died after restaging changed it).
+        let deferred = base.tree_deferred();
+        let index_is_baseline = if deferred {
+            run.index_is_kept_baseline()
+        } else {
+            run.reusable_tree(index_identity(&run.dirs.index))
+                .is_some_and(|tree| tree == base.tree)
+        };
         let scan = snapshot::scan(run, options)?;
 
         // Every path the diff can name: what the walk found, and what was too large to
@@ -108,15 +114,24 @@ pub fn changes_since(
         let (changes, looked_up) = std::thread::scope(|scope| {
             let lookup =
                 (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, &paths)));
-            let changes = diff_by(way, git, repo, store, run, base, &scan);
+            // The baseline's tree, when UserPromptSubmit left it to us, is written beside the
+            // staging: from the saved baseline index, which the staging never touches.
+            let tree = (deferred && way != Way::Nothing)
+                .then(|| scope.spawn(|| snapshot::write_tree(run, Some(&run.dirs.baseline))));
+            let changes = stage_by(way, run, &scan).and_then(|()| {
+                let tree = match tree {
+                    Some(job) => join(job, "write-tree")?,
+                    None => base.tree.clone(),
+                };
+                let base = Snapshot {
+                    tree,
+                    oversized: base.oversized.clone(),
+                };
+                diff_by(way, git, repo, store, run, &base, &scan)
+            });
             let looked_up = match lookup {
                 None => Ok(attributes::unspecified(repo, &paths)),
-                Some(job) => job.join().unwrap_or_else(|_| {
-                    Err(GitError::Parse {
-                        command: "check-attr".into(),
-                        detail: "the attribute lookup panicked".into(),
-                    })
-                }),
+                Some(job) => join(job, "check-attr"),
             };
             (changes, looked_up)
         });
@@ -144,6 +159,35 @@ pub fn changes_since(
     })
 }
 
+/// The result of a job run beside the main thread; its panic becomes an error.
+fn join<T>(
+    job: std::thread::ScopedJoinHandle<'_, Result<T, GitError>>,
+    what: &str,
+) -> Result<T, GitError> {
+    job.join().unwrap_or_else(|_| {
+        Err(GitError::Parse {
+            command: what.into(),
+            detail: "the job running it panicked".into(),
+        })
+    })
+}
+
+/// Stages the walk's paths for `way`: into a small index of their own, or the private index.
+fn stage_by(way: Way, run: &Runner<'_>, scan: &Scan) -> Result<(), GitError> {
+    match way {
+        Way::Nothing => Ok(()),
+        Way::Limited => {
+            let index = &run.dirs.turn_index;
+            // A small index left by a Stop that died must not lend us its entries.
+            crate::state::fs::remove_entry(index)?;
+            snapshot::apply(run, &scan.stage, Some(index))
+        }
+        Way::Whole if scan.stage.is_empty() => Ok(()),
+        Way::Whole => snapshot::apply(run, &scan.stage, None),
+    }
+}
+
+/// Diffs `base` (its tree written) against what [`stage_by`] staged.
 fn diff_by(
     way: Way,
     git: &Git,
@@ -162,17 +206,11 @@ fn diff_by(
             diff::diff_index(git, repo, store, base, &staged)
         }
         Way::Limited => {
-            let index = &run.dirs.turn_index;
-            // A small index left by a Stop that died must not lend us its entries.
-            crate::state::fs::remove_entry(index)?;
-            snapshot::apply(run, &scan.stage, Some(index))?;
             let paths: Vec<&[u8]> = scan.staged_paths().collect();
+            let index = &run.dirs.turn_index;
             diff::diff_index_limited(git, repo, store, base, index, &paths, &scan.oversized)
         }
         Way::Whole => {
-            if !scan.stage.is_empty() {
-                snapshot::apply(run, &scan.stage, None)?;
-            }
             let staged = Staged {
                 oversized: scan.oversized.clone(),
                 unchanged_tree: None,

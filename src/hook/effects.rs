@@ -100,7 +100,7 @@ impl Effects for Real {
         store: &PrivateStore,
         options: &SnapshotOptions,
     ) -> Result<Snapshot, GitError> {
-        snapshot::take(git, repo, store, options)
+        snapshot::baseline(git, repo, store, options)
     }
 
     // The prompt ends after its Stop: stage what changed and diff it against the baseline's

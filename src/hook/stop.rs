@@ -14,7 +14,8 @@ use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
 use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_IDS};
-use crate::pipeline::payload::{Outcome, SkipReason};
+use crate::pipeline::payload::{self, Outcome, SkipReason};
+use crate::pipeline::redact::Redactor;
 use crate::pipeline::select::Selector;
 use crate::scorer::ScorerKind;
 use crate::state::PromptStore;
@@ -131,16 +132,28 @@ fn evaluate(
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let turn = effects.changes_since(&git, &repo, private, &options, &baseline)?;
+    // What the pure stages need besides the diff — the path selector (its globs) and the
+    // redactor (its keyword automaton), a few ms of CPU — is built on a second thread while
+    // git works, instead of after it.
+    let (turn, prepared) = std::thread::scope(|scope| {
+        let prepared = scope.spawn(|| (Selector::new(&frozen.exclude), Redactor::new()));
+        let turn = effects.changes_since(&git, &repo, private, &options, &baseline);
+        let prepared = prepared
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (turn, prepared)
+    });
+    let turn = turn?;
     clock.lap("changes");
 
     // Select paths, then redact into the canonical payload under the size policy.
-    let selector = Selector::new(&frozen.exclude)?;
+    let (selector, redactor) = prepared;
+    let selector = selector?;
     let changed = turn.changes.len();
     let way = turn.way.name();
     let selection = pipeline::select(turn.changes, &selector, &turn.attributes);
     clock.lap("select");
-    let outcome = pipeline::payload(&selection.kept, &frozen.size_policy());
+    let outcome = payload::build(&selection.kept, &redactor, &frozen.size_policy());
     clock.lap("payload");
     let payload = match outcome {
         Outcome::Ready(payload) => payload,

@@ -73,9 +73,15 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let index_store = Store::new();
     let index_base = snapshot::take(&git, &repo, &index_store.private(), &opts).unwrap();
     assert_eq!(index_base, base);
-    let turn_store = Store::new();
-    let turn_base = snapshot::take(&git, &repo, &turn_store.private(), &opts).unwrap();
-    assert_eq!(turn_base, base);
+    // The hook's UserPromptSubmit, once leaving the tree to the Stop, once writing it.
+    let (turn_store, tree_store) = (Store::new(), Store::new());
+    let deferring = |store: &Store, up_to| {
+        snapshot::baseline_deferring_up_to(&git, &repo, &store.private(), &opts, up_to).unwrap()
+    };
+    let turn_base = deferring(&turn_store, u64::MAX);
+    assert!(turn_base.tree_deferred());
+    assert_eq!(turn_base.oversized, base.oversized);
+    assert_eq!(deferring(&tree_store, 0), base);
     assert_same(&inv, &snapshot_of(&repo), "baseline snapshot");
     assert_eq!(
         status,
@@ -97,15 +103,18 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
         by_index, changes,
         "the index diff differs from the tree diff"
     );
-    // The hook's Stop, on a third private index seeded at the same baseline: whichever way it
-    // takes, the same changes, byte for byte.
-    let stop = turn::changes_since(&git, &repo, &turn_store.private(), &opts, &turn_base).unwrap();
-    assert_eq!(
-        stop.changes,
-        changes,
-        "the Stop's {} diff differs from the tree diff",
-        stop.way.name()
-    );
+    // The hook's Stop, on the private indexes seeded at the same baseline: whichever way it
+    // takes, with the baseline's tree written now or then, the same changes, byte for byte.
+    for (store, base) in [(&turn_store, &turn_base), (&tree_store, &base)] {
+        let stop = turn::changes_since(&git, &repo, &store.private(), &opts, base).unwrap();
+        assert_eq!(
+            stop.changes,
+            changes,
+            "the Stop's {} diff, tree written {}, differs from the tree diff",
+            stop.way.name(),
+            if base.tree_deferred() { "now" } else { "then" }
+        );
+    }
     assert_same(&inv, &snapshot_of(&repo), "current snapshot and diff");
     assert_eq!(
         status,

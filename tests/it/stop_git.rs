@@ -102,22 +102,42 @@ fn base_repo() -> TestRepo {
 
 /// A baseline in a fresh store, then `turn`, then the Stop's way and the long way (a second
 /// store, restaged whole and diffed against the tree): both must agree.
+/// The Stop runs twice: after a baseline that left its tree to the Stop (the hook's way on a
+/// small repository) and after one that wrote it; both must agree with the long way and take
+/// the same way. The first is returned.
 fn stop_after(r: &TestRepo, git: &Git, turn: impl FnOnce()) -> (Turn, Vec<Change>) {
     let repo = found(git, r.path());
     let opts = SnapshotOptions::default();
-    let (store, long) = (Store::new(), Store::new());
-    let base = snapshot::take(git, &repo, &store.private(), &opts).unwrap();
+    let (store, tree_store, long) = (Store::new(), Store::new(), Store::new());
+    let base = snapshot::baseline(git, &repo, &store.private(), &opts).unwrap();
+    assert!(base.tree_deferred());
+    let tree_base =
+        snapshot::baseline_deferring_up_to(git, &repo, &tree_store.private(), &opts, 0).unwrap();
     let long_base = snapshot::take(git, &repo, &long.private(), &opts).unwrap();
-    assert_eq!(base, long_base);
+    assert_eq!(tree_base, long_base);
     turn();
     let repo = match git::rediscover(git, &repo).unwrap() {
         Discovery::Found(repo) => repo,
         other => panic!("{other:?}"),
     };
-    let stop = turn::changes_since(git, &repo, &store.private(), &opts, &base).unwrap();
     let staged = snapshot::stage(git, &repo, &long.private(), &opts).unwrap();
-    let whole = diff::diff_index(git, &repo, &long.private(), &base, &staged).unwrap();
-    assert_eq!(stop.changes, whole, "the {} way", stop.way.name());
+    let whole = diff::diff_index(git, &repo, &long.private(), &long_base, &staged).unwrap();
+    let with_tree =
+        turn::changes_since(git, &repo, &tree_store.private(), &opts, &tree_base).unwrap();
+    assert_eq!(
+        with_tree.changes,
+        whole,
+        "the {} way, tree written then",
+        with_tree.way.name()
+    );
+    let stop = turn::changes_since(git, &repo, &store.private(), &opts, &base).unwrap();
+    assert_eq!(
+        stop.changes,
+        whole,
+        "the {} way, tree written now",
+        stop.way.name()
+    );
+    assert_eq!(stop.way, with_tree.way);
     (stop, whole)
 }
 
@@ -129,10 +149,11 @@ fn names(changes: &[Change]) -> Vec<String> {
 }
 
 /// The hook as Claude Code runs it, with a git that logs: a Stop on a repository without
-/// attribute files starts `config`, `status`, `update-index`, `diff-index` — no `check-attr`,
-/// no index of the whole tree restaged — and its decision log says it took the limited way.
+/// attribute files starts `config`, `status`, `update-index`, `diff-index` and the baseline's
+/// `write-tree` its UserPromptSubmit left to it — no `check-attr`, no index of the whole tree
+/// restaged — and its decision log says it took the limited way.
 #[test]
-fn a_stop_starts_four_git_processes() {
+fn a_stop_starts_five_git_processes_and_a_prompt_three() {
     let r = base_repo();
     r.write("untracked.txt", "at baseline\n");
     let logged = LoggedGit::new();
@@ -163,16 +184,10 @@ fn a_stop_starts_four_git_processes() {
     };
     let out = env.run(&event("UserPromptSubmit"));
     assert_eq!(outcome(&out), "baseline taken", "{out:?}");
+    // A small repository's baseline is its private index: its tree waits for the Stop.
     assert_eq!(
         logged.take(),
-        [
-            "config",
-            "rev-parse",
-            "status",
-            "update-index",
-            "var",
-            "write-tree"
-        ]
+        ["config", "rev-parse", "status", "update-index", "var"]
     );
 
     r.write("src/lib.rs", "fn main() { run() }\n")
@@ -189,20 +204,27 @@ fn a_stop_starts_four_git_processes() {
         assert!(ran.contains(&"check-attr".to_owned()), "{ran:?}");
         return;
     }
-    assert_eq!(ran, ["config", "diff-index", "status", "update-index"]);
+    assert_eq!(
+        ran,
+        [
+            "config",
+            "diff-index",
+            "status",
+            "update-index",
+            "write-tree"
+        ]
+    );
     assert_eq!(entry["diff"], "limited", "{entry}");
 
     // The session's next prompt from the same directory: the repository it found is
     // remembered, so neither `rev-parse` nor `git var` runs again.
     let out = env.run(&next("UserPromptSubmit"));
     assert_eq!(outcome(&out), "baseline taken", "{out:?}");
-    assert_eq!(
-        logged.take(),
-        ["config", "status", "update-index", "write-tree"]
-    );
+    assert_eq!(logged.take(), ["config", "status", "update-index"]);
 }
 
-/// A turn that changed nothing runs one walk after the config, and no diff.
+/// A turn that changed nothing runs one walk after the config: no diff, and no tree written
+/// for the baseline.
 #[test]
 fn an_unchanged_turn_runs_one_walk() {
     let r = base_repo();
@@ -211,7 +233,7 @@ fn an_unchanged_turn_runs_one_walk() {
     let repo = found(&git, r.path());
     let store = Store::new();
     let opts = SnapshotOptions::default();
-    let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
+    let base = snapshot::baseline(&git, &repo, &store.private(), &opts).unwrap();
     logged.take();
     let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
     assert_eq!(stop.way, Way::Nothing);

@@ -33,6 +33,9 @@ pub(crate) struct Dirs {
     /// The Stop's small index of just the paths its walk found changed (see
     /// [`crate::git::turn`]).
     pub turn_index: PathBuf,
+    /// The private index as UserPromptSubmit left it, when it kept that as the baseline
+    /// instead of writing its tree (see [`super::baseline`]).
+    pub baseline: PathBuf,
 }
 
 impl Dirs {
@@ -61,6 +64,7 @@ impl Dirs {
             tree_objects: cache.join("objects"),
             stamp: prompt.join("tree"),
             turn_index: prompt.join("turn-index"),
+            baseline: prompt.join("baseline"),
         };
         for dir in [&dirs.objects, &dirs.tree_objects] {
             make_private_dir(dir)?;

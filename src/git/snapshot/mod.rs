@@ -70,8 +70,17 @@ pub struct OversizedFile {
 /// One snapshot: a tree id in the private store plus what was too large to include.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
+    /// The tree; empty when the snapshot is the private index saved as the prompt's
+    /// baseline, whose tree is written only when a diff needs it (see [`baseline`]).
     pub tree: String,
     pub oversized: Vec<OversizedFile>,
+}
+
+impl Snapshot {
+    /// Whether the tree is still to be written from the saved baseline index.
+    pub fn tree_deferred(&self) -> bool {
+        self.tree.is_empty()
+    }
 }
 
 /// Snapshots the working tree of `repo` into `store`.
@@ -90,13 +99,74 @@ pub fn take(
             // Nothing changed since the last tree of this private index: it is still the tree.
             return Ok(Snapshot { tree, oversized });
         }
-
-        let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
-        let out = run.git_output(cmd, None)?;
-        let tree = parse_oid(&out, repo)?;
+        let tree = write_tree(run, None)?;
         run.remember_tree(&tree);
         Ok(Snapshot { tree, oversized })
     })
+}
+
+/// Size of the private index up to which [`baseline`] leaves the tree to the Stop (about
+/// 10,000 files).
+pub const DEFER_TREE_UP_TO: u64 = 1024 * 1024;
+
+/// UserPromptSubmit's snapshot. Like [`take`] for a large repository; for one whose private
+/// index is at most [`DEFER_TREE_UP_TO`] bytes, the staged index is kept as the baseline (a
+/// hard link, `baseline` in the prompt's store) and no tree is written: the Stop writes it,
+/// beside its own staging, only when the turn changed something (see
+/// [`crate::git::turn`]). On a small repository a git process is most of the cost, and
+/// UserPromptSubmit delays every prompt; on a large one writing the tree reads and rewrites a
+/// large index, which is better paid before the turn than at its end.
+pub fn baseline(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+) -> Result<Snapshot, GitError> {
+    baseline_deferring_up_to(git, repo, store, options, DEFER_TREE_UP_TO)
+}
+
+/// [`baseline`] with another threshold (tests take both ways on small repositories).
+#[doc(hidden)]
+pub fn baseline_deferring_up_to(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+    defer_up_to: u64,
+) -> Result<Snapshot, GitError> {
+    with_runner(git, repo, store, |run| {
+        let staged = stage_with(run, options)?;
+        let small = std::fs::metadata(&run.dirs.index).map_or(true, |m| m.len() <= defer_up_to);
+        if !small {
+            if let Some(tree) = staged.unchanged_tree {
+                return Ok(Snapshot {
+                    tree,
+                    oversized: staged.oversized,
+                });
+            }
+            let tree = write_tree(run, None)?;
+            run.remember_tree(&tree);
+            return Ok(Snapshot {
+                tree,
+                oversized: staged.oversized,
+            });
+        }
+        run.keep_baseline()?;
+        Ok(Snapshot {
+            tree: String::new(),
+            oversized: staged.oversized,
+        })
+    })
+}
+
+/// Writes the tree of the private index, or of `index` when given, into the tree cache.
+pub(crate) fn write_tree(run: &Runner<'_>, index: Option<&Path>) -> Result<String, GitError> {
+    let mut cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    let out = run.git_output(cmd, None)?;
+    parse_oid(&out, run.repo)
 }
 
 /// The private index brought up to date with the working tree, without a tree written.
@@ -435,6 +505,61 @@ impl Runner<'_> {
         let mtime: u64 = parts.next()?.parse().ok()?;
         (index_now? == (len, mtime) && tree.len() == self.repo.format.hex_len())
             .then(|| tree.to_string())
+    }
+
+    /// Keeps the private index as it is now as the prompt's baseline: a second name for the
+    /// same file. Every git write replaces an index through a rename, so the baseline keeps
+    /// this content whatever happens to the private index later. (A copy where links are not
+    /// supported.) An index git read as empty because it does not exist (an unborn
+    /// repository) is kept as an empty file's absence too.
+    pub fn keep_baseline(&self) -> Result<(), GitError> {
+        let (index, baseline) = (&self.dirs.index, &self.dirs.baseline);
+        crate::state::fs::remove_entry(baseline)?;
+        if !index.exists() {
+            return Ok(());
+        }
+        if std::fs::hard_link(index, baseline).is_ok() {
+            return Ok(());
+        }
+        let io = |source| GitError::Io {
+            path: baseline.clone(),
+            source,
+        };
+        std::fs::copy(index, baseline).map_err(io)?;
+        // The copy keeps the original's time, by which the Stop recognizes it.
+        let mtime = std::fs::metadata(index)
+            .and_then(|m| m.modified())
+            .map_err(io)?;
+        std::fs::File::options()
+            .write(true)
+            .open(baseline)
+            .and_then(|f| f.set_modified(mtime))
+            .map_err(io)
+    }
+
+    /// Whether the private index is still the baseline [`Runner::keep_baseline`] kept: the
+    /// same file (or, for a copy or an index that never existed, the same length and time).
+    pub fn index_is_kept_baseline(&self) -> bool {
+        let (a, b) = (
+            std::fs::metadata(&self.dirs.index),
+            std::fs::metadata(&self.dirs.baseline),
+        );
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::MetadataExt;
+                    if a.dev() == b.dev() && a.ino() == b.ino() {
+                        return true;
+                    }
+                }
+                a.len() == b.len() && mtime_ns(&a) == mtime_ns(&b) && mtime_ns(&a) != 0
+            }
+            (Err(a), Err(b)) => {
+                a.kind() == std::io::ErrorKind::NotFound && b.kind() == std::io::ErrorKind::NotFound
+            }
+            _ => false,
+        }
     }
 
     fn remember_tree(&self, tree: &str) {
