@@ -525,6 +525,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
         }
         eprintln!("hooks: {files} files: round {}/{rounds}", r + 1);
     }
+    repo.drop_scratch();
     let jev_hits = server.hits.load(Ordering::SeqCst) - hits_before;
     if stop_jev.failure.is_none() && jev_hits < rounds {
         stop_jev.failure = Some(format!(

@@ -89,6 +89,8 @@ pub struct GenRepo {
     pub spec: Spec,
     turn_paths: Vec<PathBuf>,
     originals: Vec<Vec<u8>>,
+    /// The scratch dirs of [`GenRepo::add_sample`], removed by [`GenRepo::drop_scratch`].
+    scratch: std::cell::RefCell<Vec<tempfile::TempDir>>,
 }
 
 /// Name of the file the turn adds.
@@ -114,6 +116,7 @@ impl GenRepo {
             spec,
             turn_paths: Vec::new(),
             originals: Vec::new(),
+            scratch: Default::default(),
         };
         for n in 0..spec.files {
             let path = repo.file(n);
@@ -217,7 +220,9 @@ impl GenRepo {
     /// directory (`GIT_OBJECT_DIRECTORY`), as the snapshot engine writes. No alternate: git
     /// freshens (touches the mtime of) any object it is asked to write that it finds in an
     /// alternate, so pointing the write at the real store as an alternate would touch it. The
-    /// copy and the temp dir are made outside the timing.
+    /// copy and the temp dir are made outside the timing. The temp dir, with the blobs `git add`
+    /// wrote, is kept until [`GenRepo::drop_scratch`]: removing hundreds of files right before
+    /// the next hook runs would load the file system's journal under that hook's own writes.
     pub fn add_sample(&self) -> Sample {
         let scratch = tempfile::Builder::new()
             .prefix("jev-bench-add")
@@ -237,7 +242,13 @@ impl GenRepo {
             "git add -A: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        self.scratch.borrow_mut().push(scratch);
         sample
+    }
+
+    /// Removes the scratch dirs [`GenRepo::add_sample`] kept.
+    pub fn drop_scratch(&self) {
+        self.scratch.borrow_mut().clear();
     }
 
     /// Median wall time of [`GenRepo::status_sample`] over `rounds` runs.

@@ -80,6 +80,18 @@ pub fn changes_since(
         // The private index is the baseline's while it is the file the baseline came from (an
         // earlier Stop of this prompt that died after restaging changed it).
         let deferred = base.tree_deferred();
+        // Without its saved index a deferred baseline is gone (the prompt's store was
+        // removed): git would read the absent file as an empty index and every file of the
+        // repository would look added. Fail instead.
+        if deferred && std::fs::symlink_metadata(&run.dirs.baseline).is_err() {
+            return Err(GitError::Io {
+                path: run.dirs.baseline.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "the baseline's saved index is gone",
+                ),
+            });
+        }
         let index_is_baseline = if deferred {
             run.index_is_kept_baseline()
         } else {

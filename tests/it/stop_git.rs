@@ -241,6 +241,24 @@ fn an_unchanged_turn_runs_one_walk() {
     assert_eq!(logged.take(), ["status"]);
 }
 
+/// A baseline whose saved index is gone (its store was removed under it) fails the Stop:
+/// it must never diff the working tree against an empty index, which would make every file of
+/// the repository look added.
+#[test]
+fn a_deferred_baseline_without_its_index_fails() {
+    let r = base_repo();
+    let git = Git::default();
+    let repo = found(&git, r.path());
+    let store = Store::new();
+    let opts = SnapshotOptions::default();
+    let base = snapshot::baseline(&git, &repo, &store.private(), &opts).unwrap();
+    assert!(base.tree_deferred());
+    std::fs::remove_dir_all(&store.private().prompt).unwrap();
+    r.write("a.txt", "changed\n");
+    let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base);
+    assert!(stop.is_err(), "{:?}", stop.map(|t| names(&t.changes)));
+}
+
 /// Edits, additions, deletions, renames, mode changes, odd names: the limited way gives the
 /// long way's diff, byte for byte (`stop_after` compares them). A directory where a file was
 /// takes the long way, because staging it depends on the old entry; the result is the same.

@@ -136,7 +136,10 @@ pub fn baseline_deferring_up_to(
 ) -> Result<Snapshot, GitError> {
     with_runner(git, repo, store, |run| {
         let staged = stage_with(run, options)?;
-        let small = std::fs::metadata(&run.dirs.index).map_or(true, |m| m.len() <= defer_up_to);
+        // No index at all (nothing staged in an unborn repository) has its (empty) tree
+        // written now: a deferred baseline always has its saved index, so that a missing one
+        // can only mean the prompt's store was removed, never "empty".
+        let small = std::fs::metadata(&run.dirs.index).is_ok_and(|m| m.len() <= defer_up_to);
         if !small {
             if let Some(tree) = staged.unchanged_tree {
                 return Ok(Snapshot {
@@ -510,14 +513,10 @@ impl Runner<'_> {
     /// Keeps the private index as it is now as the prompt's baseline: a second name for the
     /// same file. Every git write replaces an index through a rename, so the baseline keeps
     /// this content whatever happens to the private index later. (A copy where links are not
-    /// supported.) An index git read as empty because it does not exist (an unborn
-    /// repository) is kept as an empty file's absence too.
+    /// supported.)
     pub fn keep_baseline(&self) -> Result<(), GitError> {
         let (index, baseline) = (&self.dirs.index, &self.dirs.baseline);
         crate::state::fs::remove_entry(baseline)?;
-        if !index.exists() {
-            return Ok(());
-        }
         if std::fs::hard_link(index, baseline).is_ok() {
             return Ok(());
         }
@@ -538,7 +537,7 @@ impl Runner<'_> {
     }
 
     /// Whether the private index is still the baseline [`Runner::keep_baseline`] kept: the
-    /// same file (or, for a copy or an index that never existed, the same length and time).
+    /// same file (or, for a copy, the same length and time).
     pub fn index_is_kept_baseline(&self) -> bool {
         let (a, b) = (
             std::fs::metadata(&self.dirs.index),
@@ -554,9 +553,6 @@ impl Runner<'_> {
                     }
                 }
                 a.len() == b.len() && mtime_ns(&a) == mtime_ns(&b) && mtime_ns(&a) != 0
-            }
-            (Err(a), Err(b)) => {
-                a.kind() == std::io::ErrorKind::NotFound && b.kind() == std::io::ErrorKind::NotFound
             }
             _ => false,
         }
