@@ -490,6 +490,10 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     jev.hook(&event("UserPromptSubmit", &session, "first", &repo.root));
     jev.hook(&event("Stop", &session, "first", &repo.root));
 
+    // Generating the repository (and packing it) leaves the disk flushing thousands of new and
+    // deleted files for a while; the rounds measure the hooks, not that.
+    settle();
+
     let (mut ups, mut stop_local, mut stop_jev, mut eval_series) = (
         Series::default(),
         Series::default(),
@@ -642,6 +646,12 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
         status,
         footprint_ok,
     }
+}
+
+/// Waits for the file system to write out what is pending (`sync`), so that one size's
+/// generated files do not slow the next measurement.
+fn settle() {
+    let _ = Command::new("sync").status();
 }
 
 /// The git processes each hook starts, from extra prompts through a [`GitShim`] (after the

@@ -12,7 +12,7 @@
 //! <data>/.jev-preflight-store          ownership marker
 //! <data>/decisions.jsonl               last decisions, no diff content
 //! <data>/repos/<h(repo)>/trees/        per-repository tree-object cache (snapshot engine)
-//! <data>/sessions/<h(session)>/        lock, seq, notices
+//! <data>/sessions/<h(session)>/        lock, seq, notices, repo.json (last discovery)
 //! <data>/sessions/<h(session)>/prompts/<h(prompt)>/   lock, state.json, snap/
 //! ```
 //!

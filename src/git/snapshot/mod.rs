@@ -2,7 +2,8 @@
 //!
 //! A snapshot is one `git status` walk over a private copy of the index, an `update-index`
 //! of just the paths that walk reported (content blobs go to the prompt's object store), and
-//! a `write-tree` whose new trees go to a per-repository tree cache. Every command that
+//! a `write-tree` whose new trees go to a per-repository tree cache — for the baseline of a
+//! small repository, that last step waits for the Stop ([`baseline`]). Every command that
 //! writes objects sees only our own stores, because git refreshes the mtime of any object it
 //! would write that already exists in a store it can see; commands that only read also see
 //! the repository's real store through an alternate.
