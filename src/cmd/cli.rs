@@ -17,7 +17,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run as a Claude Code / Codex hook: read one event on stdin, answer on stdout.
+    /// Run as a Claude Code / Codex / Gemini CLI hook: read one event on stdin, answer on
+    /// stdout.
     Hook {
         /// The event, for hosts that pass it as an argument; the event's own
         /// `hook_event_name` on stdin wins.
@@ -38,8 +39,8 @@ pub enum Command {
     ///
     /// Exit code 1 when something is broken.
     Doctor,
-    /// Register the hooks in Claude Code's (or Codex CLI's) settings, for use without the
-    /// plugin marketplace.
+    /// Register the hooks in Claude Code's (or Codex CLI's, or Gemini CLI's) settings, for use
+    /// without the plugin marketplace.
     Install(InstallArgs),
     /// Remove exactly the hooks `install` added.
     Uninstall(InstallArgs),
@@ -83,6 +84,10 @@ pub struct EvalArgs {
     /// Build the exact payload and print it; send nothing, score nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Also write the SARIF 2.1.0 log to FILE (one scoring, two outputs: a pull-request
+    /// check prints Markdown and uploads SARIF).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Exit with code 1 when any axis scores at or above THRESHOLD (0 to 1).
     #[arg(long, value_name = "THRESHOLD", value_parser = parse_probability)]
     pub fail_on: Option<f64>,
@@ -110,12 +115,16 @@ pub struct InstallArgs {
     #[arg(long, conflicts_with = "user")]
     pub project: bool,
     /// Your user settings (`~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR`; with
-    /// `--codex`, `~/.codex/hooks.json` or `$CODEX_HOME`).
+    /// `--codex`, `~/.codex/hooks.json` or `$CODEX_HOME`; with `--gemini`,
+    /// `~/.gemini/settings.json` or `$GEMINI_CLI_HOME/.gemini/settings.json`).
     #[arg(long)]
     pub user: bool,
     /// Codex CLI's `.codex/hooks.json` instead of Claude Code's settings.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "gemini")]
     pub codex: bool,
+    /// Gemini CLI's `.gemini/settings.json` instead of Claude Code's settings.
+    #[arg(long)]
+    pub gemini: bool,
 }
 
 /// Output formats of `eval`.
@@ -127,6 +136,8 @@ pub enum Format {
     Json,
     /// A pull-request comment.
     Markdown,
+    /// SARIF 2.1.0 for code scanning: one result per selected axis with its evidence.
+    Sarif,
 }
 
 /// Scorer names accepted by `--scorer`.

@@ -51,6 +51,11 @@ pub enum RunError {
     Cwd(std::io::Error),
     #[error("could not write the output: {0}")]
     Write(std::io::Error),
+    #[error("could not write `{}`: {source}", path.display())]
+    WriteFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// `eval --fail-on`: an axis reached the limit (exit 1, not an error).
     #[error("{0}")]
     FailOn(String),
@@ -73,6 +78,9 @@ impl RunError {
             }
             RunError::CurrentExe(_) => {
                 Some("run the installed `jev-preflight` binary by its full path".into())
+            }
+            RunError::WriteFile { .. } => {
+                Some("check that the directory exists and is writable".into())
             }
             _ => None,
         }
@@ -239,6 +247,7 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
     let text = match format {
         Format::Json => format!("{:#}\n", crate::cmd::eval::render::json(&report)),
         Format::Markdown => crate::cmd::eval::render::markdown(&report),
+        Format::Sarif => format!("{:#}\n", crate::cmd::eval::render::sarif(&report)),
         Format::Text => match &report.result {
             // The exact payload on stdout, the summary on stderr: `> payload.json` keeps it.
             crate::cmd::eval::EvalResult::Payload {
@@ -255,6 +264,13 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
             _ => crate::cmd::eval::render::table(&report),
         },
     };
+    if let Some(path) = &args.sarif {
+        let log = format!("{:#}\n", crate::cmd::eval::render::sarif(&report));
+        std::fs::write(path, log).map_err(|source| RunError::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
+    }
     print(&text)?;
     let failing = report.failing();
     if failing.is_empty() {
@@ -289,25 +305,25 @@ fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
 
 fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> {
     use crate::cmd::install::{self, Host, Scope};
-    let host = if args.codex {
-        Host::Codex
-    } else {
-        Host::ClaudeCode
+    let host = match (args.codex, args.gemini) {
+        (true, _) => Host::Codex,
+        (_, true) => Host::Gemini,
+        _ => Host::ClaudeCode,
     };
     let scope = if args.user {
         let home = env
             .get(ev::HOME)
             .map(PathBuf::from)
             .ok_or_else(|| RunError::Status(crate::cmd::status::StatusError::NoDataDir))?;
-        let dir_var = if args.codex {
-            ev::CODEX_HOME
-        } else {
-            ev::CLAUDE_CONFIG_DIR
+        let config_dir = match host {
+            Host::ClaudeCode => env.get(ev::CLAUDE_CONFIG_DIR).map(PathBuf::from),
+            Host::Codex => env.get(ev::CODEX_HOME).map(PathBuf::from),
+            // Gemini reads `GEMINI_CLI_HOME` as a stand-in for the home directory.
+            Host::Gemini => env
+                .get(ev::GEMINI_CLI_HOME)
+                .map(|home| PathBuf::from(home).join(".gemini")),
         };
-        Scope::User {
-            home,
-            config_dir: env.get(dir_var).map(PathBuf::from),
-        }
+        Scope::User { home, config_dir }
     } else {
         let here = cwd()?;
         Scope::Project {
@@ -323,7 +339,11 @@ fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> 
     } else {
         install::uninstall(host, &settings, &program)?
     };
-    print(&format!("{outcome}\n"))
+    print(&format!("{outcome}\n"))?;
+    if add && let Some(step) = host.next_step(&scope) {
+        let _ = writeln!(std::io::stderr(), "hint: {step}");
+    }
+    Ok(())
 }
 
 /// The hook process: read stdin (bounded), handle, print, exit 0 whatever happens.

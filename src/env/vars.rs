@@ -68,6 +68,9 @@ pub const PATH: &str = "PATH";
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// Codex CLI's home directory (default `~/.codex`), for `install --user --codex`.
 pub const CODEX_HOME: &str = "CODEX_HOME";
+/// Gemini CLI's stand-in for the home directory (settings in `<it>/.gemini`), for
+/// `install --user --gemini`.
+pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
 
 /// Every fixed name above, for `doctor` and the documentation table.
 pub const ALL: &[&str] = &[
@@ -97,4 +100,5 @@ pub const ALL: &[&str] = &[
     PATH,
     CLAUDE_CONFIG_DIR,
     CODEX_HOME,
+    GEMINI_CLI_HOME,
 ];

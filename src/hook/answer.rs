@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::AnswerForm;
+use crate::hook::event::Host;
 use crate::pipeline::axes::{AXIS_IDS, Axis, Selected};
 use crate::scorer::Evidence;
 
@@ -21,12 +22,17 @@ pub enum Form {
     Context,
 }
 
-/// Picks the form: Codex only knows `decision`; `auto` uses `additionalContext` when the
-/// event carries `prompt_id` (sent since 2.1.196, so the host is past 2.1.163, which added
-/// `additionalContext` on Stop) and the portable `decision` form otherwise.
-pub fn choose_form(configured: AnswerForm, codex: bool, has_prompt_id: bool) -> Form {
+/// The words every continuation starts with. Gemini CLI sends a continuation back as a new
+/// prompt, and [`crate::hook::event`] recognises it by them.
+pub const ASSIST_OPENING: &str = "jev-preflight scored the code change of this turn and asks for one more look before you finish.";
+
+/// Picks the form: Codex and Gemini only know `decision` (Gemini reads `"block"` as its
+/// `"deny"`); `auto` uses `additionalContext` when the event carries `prompt_id` (sent since
+/// 2.1.196, so the host is past 2.1.163, which added `additionalContext` on Stop) and the
+/// portable `decision` form otherwise.
+pub fn choose_form(configured: AnswerForm, host: Host, has_prompt_id: bool) -> Form {
     match configured {
-        _ if codex => Form::Block,
+        _ if host != Host::ClaudeCode => Form::Block,
         AnswerForm::Block => Form::Block,
         AnswerForm::Context => Form::Context,
         AnswerForm::Auto if has_prompt_id => Form::Context,
@@ -65,10 +71,8 @@ fn axis_id(axis: usize) -> &'static str {
 /// The continuation text for assist mode.
 pub fn assist_text(f: &Finding<'_>) -> String {
     let mut t = String::new();
-    t.push_str(
-        "jev-preflight scored the code change of this turn and asks for one more look before \
-         you finish. The scores are priorities for where to look, not proof of a defect.\n",
-    );
+    t.push_str(ASSIST_OPENING);
+    t.push_str(" The scores are priorities for where to look, not proof of a defect.\n");
     for (n, sel) in f.selected.iter().enumerate() {
         let id = axis_id(sel.axis);
         let question = f
@@ -183,6 +187,21 @@ impl Answer {
         }
         (!obj.is_empty()).then(|| Value::Object(obj).to_string())
     }
+
+    /// Renders for `host`: Gemini CLI reads stderr as the answer when stdout is empty (and
+    /// shows our stderr line to the user), so it always gets an object, `{}` at the least.
+    pub fn render_for(
+        &self,
+        host: Host,
+        event_name: &str,
+        user_messages_allowed: bool,
+    ) -> Option<String> {
+        let rendered = self.render(event_name, user_messages_allowed);
+        match host {
+            Host::Gemini => Some(rendered.unwrap_or_else(|| "{}".to_owned())),
+            Host::ClaudeCode | Host::Codex => rendered,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -207,11 +226,14 @@ mod tests {
     #[test]
     fn form_choice() {
         use AnswerForm::*;
-        assert_eq!(choose_form(Auto, false, true), Form::Context);
-        assert_eq!(choose_form(Auto, false, false), Form::Block);
-        assert_eq!(choose_form(Context, true, true), Form::Block);
-        assert_eq!(choose_form(Context, false, false), Form::Context);
-        assert_eq!(choose_form(Block, false, true), Form::Block);
+        use Host::*;
+        assert_eq!(choose_form(Auto, ClaudeCode, true), Form::Context);
+        assert_eq!(choose_form(Auto, ClaudeCode, false), Form::Block);
+        assert_eq!(choose_form(Context, Codex, true), Form::Block);
+        assert_eq!(choose_form(Context, Gemini, false), Form::Block);
+        assert_eq!(choose_form(Auto, Gemini, true), Form::Block);
+        assert_eq!(choose_form(Context, ClaudeCode, false), Form::Context);
+        assert_eq!(choose_form(Block, ClaudeCode, true), Form::Block);
     }
 
     #[test]
@@ -304,6 +326,16 @@ mod tests {
         };
         assert_eq!(a.render("SessionEnd", false), None);
         assert_eq!(Answer::default().render("Stop", true), None);
+        assert_eq!(
+            Answer::default()
+                .render_for(Host::Gemini, "Stop", true)
+                .as_deref(),
+            Some("{}")
+        );
+        assert_eq!(
+            Answer::default().render_for(Host::Codex, "Stop", true),
+            None
+        );
     }
 
     #[test]

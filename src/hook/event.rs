@@ -1,7 +1,17 @@
 //! The hook event on stdin: decoded leniently, because every host version sends a different
 //! subset of fields and new fields must never break us.
+//!
+//! Three hosts send events, each with its own names and fields:
+//!
+//! | host | prompt | end of turn | session end | tells itself by |
+//! |---|---|---|---|---|
+//! | Claude Code | `UserPromptSubmit` | `Stop` | `SessionEnd` | `prompt_id` (≥ 2.1.196) |
+//! | Codex CLI | `UserPromptSubmit` | `Stop` | `SessionEnd` (0.171) | `turn_id` on every turn event |
+//! | Gemini CLI | `BeforeAgent` | `AfterAgent` | `SessionEnd` | its event names; `timestamp` on every event |
 
 use serde_json::Value;
+
+use crate::hook::answer::ASSIST_OPENING;
 
 /// Largest event read from stdin; anything larger is refused (fail-open).
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
@@ -24,14 +34,31 @@ impl EventName {
         }
     }
 
+    /// Gemini CLI's `BeforeAgent` and `AfterAgent` play the parts of `UserPromptSubmit` and
+    /// `Stop`: one fires when a prompt is sent, the other after the final answer of its turn.
     fn from_protocol(name: &str) -> Option<EventName> {
         match name {
-            "UserPromptSubmit" => Some(EventName::UserPromptSubmit),
-            "Stop" => Some(EventName::Stop),
+            "UserPromptSubmit" | GEMINI_PROMPT => Some(EventName::UserPromptSubmit),
+            "Stop" | GEMINI_STOP => Some(EventName::Stop),
             "SessionEnd" => Some(EventName::SessionEnd),
             _ => None,
         }
     }
+}
+
+const GEMINI_PROMPT: &str = "BeforeAgent";
+const GEMINI_STOP: &str = "AfterAgent";
+
+/// The agent that sent the event; it decides the form of the answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Host {
+    #[default]
+    ClaudeCode,
+    /// Codex CLI: `decision`/`reason` only; stdout on exit 0 must be JSON or nothing.
+    Codex,
+    /// Gemini CLI: `decision`/`reason` only; an empty stdout makes it read stderr as the
+    /// answer, so it always gets a JSON object.
+    Gemini,
 }
 
 /// Which event an invocation is about.
@@ -58,6 +85,11 @@ pub struct Event {
     pub background_tasks: Vec<Option<String>>,
     pub session_crons: usize,
     pub reason: Option<String>,
+    pub host: Host,
+    /// A Gemini `BeforeAgent` whose prompt is our own continuation text: Gemini sends the
+    /// `reason` of a blocking `AfterAgent` back as a new prompt, with the same `BeforeAgent`
+    /// any typed prompt gets.
+    pub continues_our_feedback: bool,
 }
 
 /// Why stdin could not be used as an event.
@@ -102,16 +134,33 @@ impl Event {
             Some(Value::Array(items)) => items.len(),
             _ => 0,
         };
+        let hook_event_name = text(&obj, "hook_event_name");
+        let prompt_id = text(&obj, "prompt_id");
+        let turn_id = text(&obj, "turn_id");
+        let host = host_of(
+            hook_event_name.as_deref(),
+            prompt_id.is_some(),
+            turn_id.is_some(),
+            obj.get("timestamp").is_some_and(Value::is_string),
+        );
+        let continues_our_feedback = host == Host::Gemini
+            && hook_event_name.as_deref() == Some(GEMINI_PROMPT)
+            && obj
+                .get("prompt")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.trim_start().starts_with(ASSIST_OPENING));
         Ok(Event {
-            hook_event_name: text(&obj, "hook_event_name"),
+            hook_event_name,
             session_id: text(&obj, "session_id"),
-            prompt_id: text(&obj, "prompt_id"),
-            turn_id: text(&obj, "turn_id"),
+            prompt_id,
+            turn_id,
             cwd: text(&obj, "cwd"),
             stop_hook_active: obj.get("stop_hook_active").and_then(Value::as_bool) == Some(true),
             background_tasks,
             session_crons,
             reason: text(&obj, "reason"),
+            host,
+            continues_our_feedback,
         })
     }
 
@@ -130,7 +179,7 @@ impl Event {
 
     /// The host is Codex (it sends `turn_id`, never `prompt_id`).
     pub fn is_codex(&self) -> bool {
-        self.turn_id.is_some()
+        self.host == Host::Codex
     }
 
     /// The id of this prompt as the host names it (`prompt_id`, or Codex's `turn_id`).
@@ -165,6 +214,18 @@ impl Event {
                     .as_deref()
                     .is_none_or(|s| !FINISHED.contains(&s.to_ascii_lowercase().as_str()))
             })
+    }
+}
+
+/// Which host sent an event. Gemini's own event names are unambiguous; its `SessionEnd`
+/// shares Claude Code's name, so there the `timestamp` every Gemini event carries (and no
+/// Claude Code event does) decides, unless a `prompt_id` says Claude Code.
+fn host_of(name: Option<&str>, prompt_id: bool, turn_id: bool, timestamp: bool) -> Host {
+    match name {
+        Some(GEMINI_PROMPT | GEMINI_STOP) => Host::Gemini,
+        _ if turn_id => Host::Codex,
+        Some("SessionEnd") if timestamp && !prompt_id => Host::Gemini,
+        _ => Host::ClaudeCode,
     }
 }
 
@@ -253,6 +314,77 @@ mod tests {
                 "{json}"
             );
         }
+    }
+
+    #[test]
+    fn hosts_are_told_apart() {
+        let cases: &[(&str, Host)] = &[
+            (
+                r#"{"hook_event_name":"Stop","prompt_id":"p"}"#,
+                Host::ClaudeCode,
+            ),
+            (
+                r#"{"hook_event_name":"SessionEnd","reason":"other"}"#,
+                Host::ClaudeCode,
+            ),
+            (r#"{"hook_event_name":"Stop","turn_id":"t"}"#, Host::Codex),
+            (
+                r#"{"hook_event_name":"AfterAgent","session_id":"s"}"#,
+                Host::Gemini,
+            ),
+            (
+                r#"{"hook_event_name":"BeforeAgent","prompt":"x"}"#,
+                Host::Gemini,
+            ),
+            (
+                r#"{"hook_event_name":"SessionEnd","timestamp":"2026-01-01T00:00:00Z","reason":"exit"}"#,
+                Host::Gemini,
+            ),
+            (
+                r#"{"hook_event_name":"SessionEnd","timestamp":"t","prompt_id":"p"}"#,
+                Host::ClaudeCode,
+            ),
+        ];
+        for (json, host) in cases {
+            assert_eq!(
+                Event::decode(json.as_bytes()).unwrap().host,
+                *host,
+                "{json}"
+            );
+        }
+    }
+
+    #[test]
+    fn gemini_events_map_to_ours() {
+        let e = Event::decode(
+            br#"{"session_id":"s","transcript_path":"/t.json","cwd":"/p","hook_event_name":"AfterAgent",
+            "timestamp":"2026-12-03T06:00:00.000Z","prompt":"fix it","prompt_response":"done",
+            "stop_hook_active":true}"#,
+        )
+        .unwrap();
+        assert_eq!(e.dispatch(None), Dispatch::Known(EventName::Stop));
+        assert!(e.stop_hook_active);
+        assert_eq!(e.prompt_key(), None);
+        let e = Event::decode(br#"{"hook_event_name":"BeforeAgent","prompt":"fix it"}"#).unwrap();
+        assert_eq!(
+            e.dispatch(None),
+            Dispatch::Known(EventName::UserPromptSubmit)
+        );
+        assert!(!e.continues_our_feedback);
+    }
+
+    #[test]
+    fn gemini_sends_our_reason_back_as_a_prompt() {
+        let ours = format!("{ASSIST_OPENING} and more");
+        let event = |name: &str, prompt: &str| {
+            serde_json::json!({"hook_event_name": name, "prompt": prompt, "timestamp": "t"})
+                .to_string()
+        };
+        let decode = |s: String| Event::decode(s.as_bytes()).unwrap();
+        assert!(decode(event("BeforeAgent", &ours)).continues_our_feedback);
+        assert!(!decode(event("BeforeAgent", &format!("please: {ours}"))).continues_our_feedback);
+        // Only Gemini sends the reason back as a prompt.
+        assert!(!decode(event("UserPromptSubmit", &ours)).continues_our_feedback);
     }
 
     #[test]

@@ -191,7 +191,8 @@ pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Option<EventName>) -> Outpu
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {
-        stdout: reply.answer.render(
+        stdout: reply.answer.render_for(
+            event.host,
             label,
             name != EventName::SessionEnd
                 && !(event.is_codex() && name == EventName::UserPromptSubmit),
@@ -220,7 +221,7 @@ fn fail(ctx: &Context<'_>, event: &Event, name: Option<EventName>, failure: Fail
     // Input that is no event gets the answer shape every event accepts.
     let event_name = name.unwrap_or(EventName::Stop).protocol_name();
     Output {
-        stdout: answer.render(event_name, shows),
+        stdout: answer.render_for(event.host, event_name, shows),
         stderr: vec![failure.stderr_line(label)],
         outcome: "failed".into(),
         class: Some(failure.class),

@@ -18,6 +18,13 @@ use crate::state::{PromptStore, SessionStore};
 const SWEEP_BUDGET: usize = 2000;
 
 pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
+    // Gemini sends our continuation back as a prompt: it belongs to the prompt it continues,
+    // whose state (one continuation issued) must stay, not start a new one.
+    if event.continues_our_feedback {
+        return Ok(Reply::quiet(
+            "our own continuation; the prompt's baseline is kept",
+        ));
+    }
     let Some(cwd) = event.cwd.as_deref() else {
         return Ok(Reply::quiet("no cwd in the event"));
     };

@@ -570,9 +570,43 @@ fn install_and_uninstall_from_the_command_line() {
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(codex_home.join("hooks.json")).unwrap())
             .unwrap();
-    assert!(v["hooks"].get("SessionEnd").is_none());
-    assert_eq!(run(&env, repo.path(), &["install", "--codex"]).code, 0);
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 3);
+    let out = run(&env, repo.path(), &["install", "--codex"]);
+    assert_eq!(out.code, 0);
     assert!(repo.path().join(".codex/hooks.json").exists());
+    // Codex runs hooks only after the user reviewed them; install says how.
+    assert!(
+        out.stderr
+            .starts_with("hint: Codex runs project hooks only once you trust the project"),
+        "{}",
+        out.stderr
+    );
+
+    // Gemini CLI: project and user scope (`GEMINI_CLI_HOME` stands in for the home dir).
+    let out = run(&env, repo.path(), &["install", "--gemini"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("trusted folder"), "{}", out.stderr);
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join(".gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 60_000);
+    let gemini_home = env.root.path().join("gemini-home");
+    let env = env.var("GEMINI_CLI_HOME", gemini_home.to_str().unwrap());
+    assert_eq!(
+        run(&env, repo.path(), &["install", "--user", "--gemini"]).code,
+        0
+    );
+    assert!(gemini_home.join(".gemini/settings.json").exists());
+    assert_eq!(
+        run(&env, repo.path(), &["uninstall", "--user", "--gemini"]).code,
+        0
+    );
+    assert!(!gemini_home.join(".gemini/settings.json").exists());
+    assert_eq!(
+        run(&env, repo.path(), &["install", "--codex", "--gemini"]).code,
+        2
+    );
     assert_eq!(
         run(&env, repo.path(), &["install", "--user", "--project"]).code,
         2

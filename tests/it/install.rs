@@ -91,6 +91,9 @@ fn settings_paths_for_each_host_and_scope() {
         (Host::Codex, &project, "/p/.codex/hooks.json"),
         (Host::Codex, &user, "/h/.codex/hooks.json"),
         (Host::Codex, &overridden, "/cfg/hooks.json"),
+        (Host::Gemini, &project, "/p/.gemini/settings.json"),
+        (Host::Gemini, &user, "/h/.gemini/settings.json"),
+        (Host::Gemini, &overridden, "/cfg/settings.json"),
     ];
     for (host, scope, expected) in cases {
         assert_eq!(settings_path(host, scope), PathBuf::from(expected));
@@ -164,7 +167,7 @@ const ODD_FILES: &[&str] = &[
 #[test]
 fn install_keeps_every_other_setting_and_uninstall_restores_the_bytes() {
     for original in ODD_FILES {
-        for host in [Host::ClaudeCode, Host::Codex] {
+        for host in [Host::ClaudeCode, Host::Codex, Host::Gemini] {
             let project = Project::new();
             let path = project.write(host, original.as_bytes());
             let before: Value = serde_json::from_str(original).unwrap();
@@ -364,7 +367,8 @@ fn relative_program_path_is_refused() {
 }
 
 #[test]
-fn codex_handlers_are_shell_commands_without_session_end() {
+fn codex_handlers_are_shell_commands() {
+    // Codex 0.171 runs SessionEnd hooks (clamped to 3 s); older versions ignore the event.
     let project = Project::new();
     let path = project.settings(Host::Codex);
     let program = Path::new("/home/o'neil/my tools/jev-preflight");
@@ -376,6 +380,7 @@ fn codex_handlers_are_shell_commands_without_session_end() {
         json!({"hooks": {
             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": command, "timeout": 30}]}],
             "Stop": [{"hooks": [{"type": "command", "command": command, "timeout": 60}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": command, "timeout": 3}]}],
         }})
     );
     // What the shell makes of the command is the binary's path and `hook`.
@@ -467,6 +472,40 @@ fn user_scope_writes_under_the_given_home_only() {
     assert_eq!(files, vec![home.dir.path().join(".claude/settings.json")]);
 }
 
+#[test]
+fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
+    let project = Project::new();
+    let path = project.write(
+        Host::Gemini,
+        b"{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n",
+    );
+    install::install(Host::Gemini, &path, program()).unwrap();
+    let settings = read_json(&path);
+    let handler = |timeout: u64| json!({"type": "command", "name": "jev-preflight", "command": format!("'{PROGRAM}' hook"), "timeout": timeout});
+    assert_eq!(
+        settings,
+        json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "hooks": {
+                "BeforeAgent": [{"hooks": [handler(30_000)]}],
+                "AfterAgent": [{"hooks": [handler(60_000)]}],
+                "SessionEnd": [{"hooks": [handler(5_000)]}],
+            }
+        })
+    );
+    // A Claude Code registration in the same file is another host's, and stays.
+    install::install(Host::ClaudeCode, &path, program()).unwrap();
+    assert_eq!(
+        install::uninstall(Host::Gemini, &path, program())
+            .unwrap()
+            .action,
+        Action::Removed
+    );
+    let settings = read_json(&path);
+    assert_has_our_hooks(Host::ClaudeCode, &settings);
+    assert!(settings["hooks"].get("AfterAgent").is_none(), "{settings}");
+}
+
 /// Every key of `before` is in `after` with the same value, except that `/hooks` may have
 /// gained entries (which must end with the old ones intact).
 fn assert_keeps(before: &Value, after: &Value, context: &str) {
@@ -500,17 +539,11 @@ fn assert_has_our_hooks(host: Host, settings: &Value) {
         match host {
             Host::ClaudeCode => assert_eq!(ours[0], &claude_handler(timeout)),
             Host::Codex => assert_eq!(ours[0]["command"], json!(format!("'{PROGRAM}' hook"))),
+            Host::Gemini => {
+                assert_eq!(ours[0]["command"], json!(format!("'{PROGRAM}' hook")));
+                assert_eq!(ours[0]["name"], json!("jev-preflight"));
+            }
         }
-    }
-    if host == Host::Codex {
-        let session_end = settings["hooks"]
-            .get("SessionEnd")
-            .cloned()
-            .unwrap_or_default();
-        assert!(
-            !session_end.to_string().contains("jev-preflight"),
-            "{settings}"
-        );
     }
 }
 
@@ -566,6 +599,8 @@ mod properties {
                 "UserPromptSubmit",
                 "SessionEnd",
                 "Notification",
+                "AfterAgent",
+                "BeforeAgent",
             ]),
             prop::collection::vec(group(), 0..3),
             0..4,
@@ -626,7 +661,7 @@ mod properties {
         fn install_is_idempotent_and_removal_inverts_it(
             value in settings(),
             style in 0u8..5,
-            host in prop_oneof![Just(Host::ClaudeCode), Just(Host::Codex)],
+            host in prop_oneof![Just(Host::ClaudeCode), Just(Host::Codex), Just(Host::Gemini)],
         ) {
             let managed: Vec<&str> = host.events().iter().map(|(e, _)| *e).collect();
             let text = render(&value, style);

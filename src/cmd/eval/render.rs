@@ -1,5 +1,5 @@
-//! The three renderings of an `eval` [`Report`]: a table for people, JSON for tools, Markdown
-//! for a pull-request comment.
+//! The four renderings of an `eval` [`Report`]: a table for people, JSON for tools, Markdown
+//! for a pull-request comment, and SARIF 2.1.0 for code-scanning tools (see [`sarif`]).
 //!
 //! The JSON is one object whose schema is stable within `"version": 1` (fields may be added,
 //! never renamed or removed):
@@ -432,4 +432,178 @@ pub fn markdown(report: &Report) -> String {
         "\n<sub>Scores are priorities for where to look, not proof of a defect.</sub>"
     );
     t
+}
+
+/// Where SARIF 2.1.0's JSON schema is published (OASIS, errata 01).
+pub const SARIF_SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+/// Most locations one SARIF result lists.
+const MAX_SARIF_LOCATIONS: usize = 10;
+
+/// The SARIF 2.1.0 log of a report: one run whose driver lists the 8 axes as rules, and one
+/// result per selected axis (best first) with `ruleId` = the axis id, its question and score
+/// in the message, and the scorer's evidence as locations (the changed files when the scorer
+/// gave none, because code scanning wants at least one). The level is `error` when the axis
+/// reaches `--fail-on`, `warning` otherwise. A report that scored nothing has no results; its
+/// `status` is in the run's properties.
+pub fn sarif(report: &Report) -> Value {
+    let rules: Vec<Value> = axes()
+        .iter()
+        .map(|a| {
+            json!({
+                "id": a.id,
+                "name": rule_name(a.id),
+                "shortDescription": {"text": a.question},
+                "fullDescription": {"text": format!("{} Yes: {} No: {}", a.question, a.yes, a.no)},
+                "help": {"text": format!(
+                    "{} A score is a priority for where to look, not proof of a defect: inspect the change, the code around it and its tests.",
+                    a.question
+                )},
+                "defaultConfiguration": {"level": "warning"},
+            })
+        })
+        .collect();
+    let failing: Vec<usize> = report.failing().iter().map(|&(i, _)| i).collect();
+    let mut results = Vec::new();
+    if let EvalResult::Payload {
+        payload,
+        scored: Some(s),
+    } = &report.result
+    {
+        for &i in &s.selected {
+            let mut locations: Vec<Value> = s
+                .evidence
+                .iter()
+                .filter(|e| e.axis == i)
+                .map(|e| location(changed_file(&e.file, &payload.files), e.line, Some(&e.note)))
+                .collect();
+            if locations.is_empty() {
+                locations = payload
+                    .files
+                    .iter()
+                    .map(|f| location(f, None, None))
+                    .collect();
+            }
+            locations.truncate(MAX_SARIF_LOCATIONS);
+            let level = if failing.contains(&i) {
+                "error"
+            } else {
+                "warning"
+            };
+            results.push(json!({
+                "ruleId": AXIS_IDS[i],
+                "ruleIndex": i,
+                "level": level,
+                "message": {"text": format!(
+                    "{} (score {:.2}, threshold {:.2}). Worth a second look; scores are priorities, not proof of a defect.",
+                    axes()[i].question, s.values[i], report.thresholds[i]
+                )},
+                "locations": locations,
+                "properties": {"score": round(s.values[i]), "threshold": report.thresholds[i]},
+            }));
+        }
+    }
+    json!({
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "jev-preflight",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "originalUriBaseIds": {"SRCROOT": {"description": {"text": "The repository's top level"}}},
+            "results": results,
+            "properties": {
+                "source": report.source,
+                "status": status(report),
+                "scorer": report.scorer,
+                "model": report.model,
+            },
+        }],
+    })
+}
+
+/// `auth_boundary` → `AuthBoundary`.
+fn rule_name(id: &str) -> String {
+    id.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The changed file an evidence path names. A unified diff ends a `+++` path that holds a
+/// space with a tab, and a scorer may keep it: the payload's own path is the one to point at.
+fn changed_file<'a>(file: &'a str, changed: &'a [String]) -> &'a str {
+    if changed.iter().any(|c| c == file) {
+        return file;
+    }
+    let trimmed = file.strip_suffix('\t').unwrap_or(file);
+    changed
+        .iter()
+        .find(|c| c.as_str() == trimmed)
+        .map_or(file, String::as_str)
+}
+
+fn location(file: &str, line: Option<u32>, note: Option<&str>) -> Value {
+    let mut physical = json!({"artifactLocation": {"uri": uri_path(file), "uriBaseId": "SRCROOT"}});
+    if let Some(line) = line.filter(|&l| l > 0) {
+        physical["region"] = json!({"startLine": line});
+    }
+    let mut loc = json!({"physicalLocation": physical});
+    if let Some(note) = note {
+        loc["message"] = json!({"text": note});
+    }
+    loc
+}
+
+/// A repository-relative path as a relative URI reference: every byte outside the unreserved
+/// set and `/` is percent-encoded, so spaces, `#`, `?` and `%` cannot change its meaning.
+pub fn uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_paths_are_percent_encoded() {
+        let cases = [
+            ("src/api.rs", "src/api.rs"),
+            ("a b/c#d?.rs", "a%20b/c%23d%3F.rs"),
+            ("50%.txt", "50%25.txt"),
+            ("ünï.rs", "%C3%BCn%C3%AF.rs"),
+        ];
+        for (raw, uri) in cases {
+            assert_eq!(uri_path(raw), uri);
+        }
+    }
+
+    #[test]
+    fn evidence_paths_resolve_to_changed_files() {
+        let changed = ["src/a b.rs".to_owned(), "x.rs".to_owned()];
+        assert_eq!(changed_file("src/a b.rs\t", &changed), "src/a b.rs");
+        assert_eq!(changed_file("x.rs", &changed), "x.rs");
+        assert_eq!(changed_file("gone.rs", &changed), "gone.rs");
+    }
+
+    #[test]
+    fn rule_names_are_pascal_case() {
+        assert_eq!(rule_name("auth_boundary"), "AuthBoundary");
+        assert_eq!(rule_name("regression_tests"), "RegressionTests");
+    }
 }

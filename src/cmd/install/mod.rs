@@ -1,9 +1,10 @@
 //! Registering jev-preflight's hooks in a host's settings file, and removing them again.
 //!
 //! For people who do not use the plugin marketplace, `jev-preflight install` writes three
-//! command hooks (`UserPromptSubmit`, `Stop`, `SessionEnd`) that run this binary with the
-//! argument `hook` into Claude Code's `.claude/settings.json` (project or user scope), or two
-//! (`UserPromptSubmit`, `Stop`; Codex has no `SessionEnd`) into Codex CLI's `.codex/hooks.json`.
+//! command hooks that run this binary with the argument `hook`: `UserPromptSubmit`, `Stop` and
+//! `SessionEnd` into Claude Code's `.claude/settings.json` or Codex CLI's `.codex/hooks.json`,
+//! and `BeforeAgent`, `AfterAgent` and `SessionEnd` into Gemini CLI's `.gemini/settings.json`
+//! (project or user scope each).
 //!
 //! The settings file is the user's: every other setting, its key order, indentation, line
 //! endings and unicode are kept, because edits are text splices (see [`edit`]) rather than a
@@ -31,6 +32,8 @@ pub const HOOK_ARG: &str = "hook";
 /// Suffix of the backup kept next to an edited settings file.
 pub const BACKUP_SUFFIX: &str = ".jev-preflight.bak";
 const BINARY_NAMES: [&str; 2] = ["jev-preflight", "jev-preflight.exe"];
+/// The `name` of our handlers in Gemini's settings.
+const GEMINI_NAME: &str = "jev-preflight";
 
 /// Which agent's settings to edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,18 +42,29 @@ pub enum Host {
     ClaudeCode,
     /// Codex CLI: `.codex/hooks.json`, shell-form handlers (Codex runs `command` in a shell).
     Codex,
+    /// Gemini CLI: `.gemini/settings.json`, shell-form handlers with a `name`, timeouts in
+    /// milliseconds.
+    Gemini,
 }
 
 impl Host {
-    /// The events we register with each handler's timeout in seconds.
+    /// The events we register with each handler's timeout, in the host's unit (seconds;
+    /// milliseconds for Gemini).
     ///
-    /// UserPromptSubmit keeps Claude Code's own 30 s default; Stop may wait on a scorer over
-    /// the network; SessionEnd only removes private files, and a settings-file timeout raises
-    /// Claude Code's shared 1.5 s SessionEnd budget, so a few seconds leave room on slow disks.
+    /// The prompt hook keeps Claude Code's own 30 s default; the end-of-turn hook may wait on
+    /// a scorer over the network; SessionEnd only removes private files, and a settings-file
+    /// timeout raises Claude Code's shared 1.5 s SessionEnd budget, so a few seconds leave
+    /// room on slow disks. Codex clamps SessionEnd hooks to 3 s (and older Codex versions
+    /// ignore the event); Gemini does not wait for SessionEnd hooks at all.
     pub fn events(self) -> &'static [(&'static str, u64)] {
         match self {
             Host::ClaudeCode => &[("UserPromptSubmit", 30), ("Stop", 60), ("SessionEnd", 5)],
-            Host::Codex => &[("UserPromptSubmit", 30), ("Stop", 60)],
+            Host::Codex => &[("UserPromptSubmit", 30), ("Stop", 60), ("SessionEnd", 3)],
+            Host::Gemini => &[
+                ("BeforeAgent", 30_000),
+                ("AfterAgent", 60_000),
+                ("SessionEnd", 5_000),
+            ],
         }
     }
 
@@ -58,13 +72,31 @@ impl Host {
         match self {
             Host::ClaudeCode => ".claude",
             Host::Codex => ".codex",
+            Host::Gemini => ".gemini",
         }
     }
 
     fn file_name(self) -> &'static str {
         match self {
-            Host::ClaudeCode => "settings.json",
+            Host::ClaudeCode | Host::Gemini => "settings.json",
             Host::Codex => "hooks.json",
+        }
+    }
+
+    /// What the user must still do before the host runs the hooks, when the host asks for
+    /// review first (seen in Codex CLI 0.171.0 and Gemini CLI 0.61.0).
+    pub fn next_step(self, scope: &Scope) -> Option<&'static str> {
+        match (self, scope) {
+            (Host::ClaudeCode, _) => None,
+            (Host::Codex, Scope::Project { .. }) => Some(
+                "Codex runs project hooks only once you trust the project and review the hooks: run `codex` here, trust the project, then approve the jev-preflight hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
+            ),
+            (Host::Codex, Scope::User { .. }) => Some(
+                "Codex runs new hooks only after review: run `codex` and approve the jev-preflight hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
+            ),
+            (Host::Gemini, _) => Some(
+                "Gemini CLI runs settings hooks only in a trusted folder: trust the project folder when `gemini` asks (headless runs refuse an untrusted folder)",
+            ),
         }
     }
 }
@@ -72,11 +104,12 @@ impl Host {
 /// Where to register the hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scope {
-    /// One project: `<root>/.claude/settings.json` or `<root>/.codex/hooks.json`.
+    /// One project: `<root>/.claude/settings.json`, `<root>/.codex/hooks.json` or
+    /// `<root>/.gemini/settings.json`.
     Project { root: PathBuf },
-    /// Every project of this user: `<home>/.claude/settings.json` or
-    /// `<home>/.codex/hooks.json`, unless `config_dir` overrides the host's directory (the
-    /// caller passes `CLAUDE_CONFIG_DIR` for Claude Code or `CODEX_HOME` for Codex when set).
+    /// Every project of this user: the same files under `<home>`, unless `config_dir`
+    /// overrides the host's directory (the caller passes `CLAUDE_CONFIG_DIR` for Claude Code,
+    /// `CODEX_HOME` for Codex, `$GEMINI_CLI_HOME/.gemini` for Gemini, when set).
     User {
         home: PathBuf,
         config_dir: Option<PathBuf>,
@@ -346,6 +379,11 @@ fn handler(host: Host, program: &str, timeout: u64) -> Value {
             ));
         }
         Host::Codex => members.push(command(format!("{} {HOOK_ARG}", shell_quote(program)))),
+        Host::Gemini => {
+            // Gemini shows the name in its hook list and messages instead of the command.
+            members.push(("name".to_owned(), Value::String(GEMINI_NAME.to_owned())));
+            members.push(command(format!("{} {HOOK_ARG}", shell_quote(program))));
+        }
     }
     members.push(("timeout".to_owned(), Value::Number(timeout)));
     Value::Object(members)
@@ -432,7 +470,7 @@ fn is_ours(host: Host, handler: &Node) -> bool {
             let args = handler.get("args").and_then(Node::elements);
             is_our_binary(command) && matches!(args, Some([arg]) if arg.as_str() == Some(HOOK_ARG))
         }
-        Host::Codex => {
+        Host::Codex | Host::Gemini => {
             handler.get("args").is_none()
                 && matches!(shell_words(command).as_deref(),
                     Some([bin, arg]) if is_our_binary(bin) && arg == HOOK_ARG)
@@ -740,6 +778,21 @@ mod tests {
             (
                 Host::Codex,
                 r#"{"type":"command","command":"/x/jev-preflight hook && curl x"}"#,
+                false,
+            ),
+            (
+                Host::Gemini,
+                r#"{"type":"command","name":"jev-preflight","command":"/x/jev-preflight hook","timeout":60000}"#,
+                true,
+            ),
+            (
+                Host::Gemini,
+                r#"{"type":"command","command":"'/a b/jev-preflight' hook"}"#,
+                true,
+            ),
+            (
+                Host::Gemini,
+                r#"{"type":"command","name":"jev-preflight","command":"/x/other hook"}"#,
                 false,
             ),
         ];

@@ -1,0 +1,204 @@
+"""Shared parts of the real-client end-to-end scripts (scripts/e2e-codex, scripts/e2e-gemini):
+check bookkeeping, the pinned client installed from npm into a cache, the binary under test,
+throwaway repositories with a byte-level inventory of `.git`, and loopback helper servers.
+Standard library only.
+"""
+
+import hashlib
+import json
+import os
+import platform
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, label, ok, detail=""):
+        if ok:
+            self.passed += 1
+            print("PASS " + label, flush=True)
+        else:
+            self.failed += 1
+            print("FAIL " + label + (": " + detail if detail else ""), flush=True)
+        return ok
+
+
+def log(msg):
+    print("  .. " + msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    kw.setdefault("text", True)
+    return subprocess.run(cmd, **kw)
+
+
+def cache_dir():
+    return Path(os.environ.get("JEV_E2E_CACHE") or Path.home() / ".cache" / "jev-preflight-e2e")
+
+
+def npm_client(package, version, bin_name, prefix_name):
+    """The pinned client `package@version` installed with npm into the cache (reused when it
+    reports its version). Returns the path of its `bin_name` launcher."""
+    prefix = cache_dir() / prefix_name
+    launcher = prefix / "node_modules" / ".bin" / bin_name
+
+    def probe():
+        if not launcher.exists():
+            return False
+        # A throwaway HOME: a client may create its config dir even for `--version`.
+        with tempfile.TemporaryDirectory(prefix="jev-e2e-probe-") as home:
+            out = run([str(launcher), "--version"], env=dict(os.environ, HOME=home), stdin=subprocess.DEVNULL)
+        return out.returncode == 0 and version in out.stdout
+
+    if not probe():
+        log("installing %s@%s into %s" % (package, version, prefix))
+        prefix.mkdir(parents=True, exist_ok=True)
+        npm = run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), "%s@%s" % (package, version)])
+        if npm.returncode != 0:
+            sys.exit("e2e: npm install failed:\n" + npm.stderr[-4000:])
+        if not probe():
+            sys.exit("e2e: the installed %s does not report %s" % (bin_name, version))
+    return launcher
+
+
+def host_exe_suffix():
+    return ".exe" if platform.system().startswith(("MINGW", "MSYS", "CYGWIN", "Windows")) else ""
+
+
+def binary(explicit):
+    """The jev-preflight binary under test: `explicit`, or a release build of this checkout."""
+    if explicit:
+        path = Path(explicit).resolve()
+    else:
+        target_dir = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
+        log("cargo build --release --locked --bin jev-preflight")
+        out = run(["cargo", "build", "--release", "--locked", "--bin", "jev-preflight"], cwd=REPO,
+                  stdout=None, stderr=None)
+        if out.returncode != 0:
+            sys.exit("e2e: cargo build failed")
+        path = (target_dir / "release" / ("jev-preflight" + host_exe_suffix())).resolve()
+    if not path.is_file():
+        sys.exit("e2e: no binary at %s" % path)
+    return path
+
+
+def base_env(home, tmp):
+    """A clean environment: nothing of the caller's leaks in but PATH."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "LANG": "C.UTF-8",
+        "USER": os.environ.get("USER", "e2e"),
+        "SHELL": "/bin/sh",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+
+
+def git(repo, *args):
+    env = dict(base_env(repo, repo.parent), GIT_CONFIG_GLOBAL="/dev/null",
+               GIT_AUTHOR_NAME="E2E", GIT_AUTHOR_EMAIL="e2e@example.com", GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
+               GIT_COMMITTER_NAME="E2E", GIT_COMMITTER_EMAIL="e2e@example.com",
+               GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
+    res = run(["git", *args], cwd=repo, env=env)
+    if res.returncode != 0:
+        sys.exit("e2e: git %s failed: %s" % (" ".join(args), res.stderr))
+    return res.stdout
+
+
+def make_repo(parent, files):
+    repo = parent / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for rel, content in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    settle(repo)
+    return repo
+
+
+def settle(repo):
+    """Old mtimes and one index refresh, so that no later `git status` (ours or the client's)
+    has a racily clean entry to rewrite: any change to .git after this is someone's write."""
+    past = time.time() - 86400
+    for path in repo.rglob("*"):
+        if ".git" not in path.relative_to(repo).parts:
+            os.utime(path, (past, past), follow_symlinks=False)
+    git(repo, "update-index", "--refresh")
+    time.sleep(1.1)
+    git(repo, "status", "--porcelain")
+
+
+def inventory(gitdir):
+    """Every entry under .git: type, mode, size, mtime and content hash."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(gitdir):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = os.lstat(path)
+            entry = {"mode": st.st_mode, "mtime_ns": st.st_mtime_ns}
+            if stat.S_ISREG(st.st_mode):
+                entry["size"] = st.st_size
+                entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            elif stat.S_ISLNK(st.st_mode):
+                entry["link"] = os.readlink(path)
+            out[str(path.relative_to(gitdir))] = entry
+    st = os.lstat(gitdir)
+    out["."] = {"mode": st.st_mode, "mtime_ns": st.st_mtime_ns}
+    return out
+
+
+def inventory_diff(before, after):
+    return ["%s: %s -> %s" % (k, before.get(k), after.get(k))
+            for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+
+
+def files_under(path):
+    if not path.exists():
+        return []
+    return [p for p in path.rglob("*") if p.is_file() or p.is_symlink()]
+
+
+class Server:
+    """A helper script started with `--log` and `--port-file`; stopped by its own pid."""
+
+    def __init__(self, script, workdir, name, *args):
+        self.log_path = workdir / (name + "-requests.jsonl")
+        port_file = workdir / (name + "-port")
+        self.proc = subprocess.Popen([sys.executable, str(script), "--log", str(self.log_path),
+                                      "--port-file", str(port_file), *args])
+        deadline = time.time() + 10
+        while not port_file.exists():
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.stop()
+                sys.exit("e2e: %s did not start" % script.name)
+            time.sleep(0.02)
+        self.port = json.loads(port_file.read_text())
+
+    def entries(self):
+        if not self.log_path.exists():
+            return []
+        return [json.loads(line) for line in self.log_path.read_text().splitlines() if line.strip()]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
