@@ -3,9 +3,17 @@
 //! with the independent ones running side by side.
 //!
 //! One `git status` walk finds the paths that differ from the private index, which still holds
-//! the baseline. Then one of three ways:
+//! the baseline. Then one of four ways:
 //! - **nothing** differs and the private index is still the baseline's: no further git;
-//! - **limited**, the common case: the paths are staged afresh into a small index of their own
+//! - **files**, on a small repository, whose private index is itself the baseline
+//!   ([`snapshot::baseline`]): the paths the index does not track are marked intent-to-add
+//!   (`git add -N`, only when there are any) and one `git diff-files` limited to the paths
+//!   compares the baseline index with the working tree. No blob, index or tree is written for
+//!   the turn: git reads the changed files as it diffs them. That is the content staging
+//!   would have stored when reading a file converts nothing and its mode comes from the file
+//!   alone — the conditions of the limited way below, which it shares (line endings, for one,
+//!   are converted differently by a diff and by staging under `core.autocrlf`);
+//! - **limited**, on a larger repository: the paths are staged afresh into a small index of their own
 //!   (`update-index` reads and writes a few entries, not the whole private index) and one
 //!   `diff-index` limited to those paths compares the baseline tree with it. Outside those
 //!   paths the baseline and the working tree agree, so this is the whole diff, byte for byte,
@@ -50,6 +58,8 @@ pub enum Way {
     /// Nothing differed from the baseline: one walk, no diff.
     #[default]
     Nothing,
+    /// The changed paths diffed against the baseline index itself, from the working tree.
+    Files,
     /// The changed paths staged into a small index of their own and diffed alone.
     Limited,
     /// The changed paths restaged into the private index, diffed whole.
@@ -61,6 +71,7 @@ impl Way {
     pub fn name(self) -> &'static str {
         match self {
             Way::Nothing => "nothing",
+            Way::Files => "files",
             Way::Limited => "limited",
             Way::Whole => "whole",
         }
@@ -113,15 +124,27 @@ pub fn changes_since(
         paths.dedup();
         let no_attributes = attributes::none_apply(repo, &paths);
 
+        let fits = scan.stage.len() <= MAX_PATHSPEC_BYTES
+            && (cfg!(unix) || scan.staged_paths().all(|p| std::str::from_utf8(p).is_ok()));
         let way = if !index_is_baseline {
             Way::Whole
         } else if scan.stage.is_empty() {
             Way::Nothing
-        } else if no_attributes && limited_is_exact(repo, run, &scan) {
-            Way::Limited
+        } else if no_attributes && fits && limited_is_exact(repo, run, &scan) {
+            if deferred { Way::Files } else { Way::Limited }
         } else {
             Way::Whole
         };
+        if way == Way::Files {
+            match files_way(git, repo, store, run, base, &scan, no_attributes, &paths) {
+                Ok(turn) => return Ok(turn),
+                // Git refused a path (it vanished since the walk, a sparse checkout keeps it
+                // out): the whole way stages what is there now.
+                Err(GitError::Process(crate::process::ProcessError::Exit { .. })) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let way = if way == Way::Files { Way::Whole } else { way };
 
         let (changes, looked_up) = std::thread::scope(|scope| {
             let lookup =
@@ -171,6 +194,57 @@ pub fn changes_since(
     })
 }
 
+/// The files way: new paths marked intent-to-add in the private index (the baseline), then
+/// `diff-files` on the walk's paths, with the attribute lookup beside it.
+#[allow(clippy::too_many_arguments)]
+fn files_way(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    run: &Runner<'_>,
+    base: &Snapshot,
+    scan: &Scan,
+    no_attributes: bool,
+    paths: &[Vec<u8>],
+) -> Result<Turn, GitError> {
+    std::thread::scope(|scope| {
+        let lookup = (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, paths)));
+        let changes = mark_new(run, &scan.untracked).and_then(|()| {
+            let staged: Vec<&[u8]> = scan.staged_paths().collect();
+            diff::diff_files(git, repo, store, base, &staged, &scan.oversized)
+        });
+        let attributes = match lookup {
+            None => Ok(attributes::unspecified(repo, paths)),
+            Some(job) => join(job, "check-attr"),
+        };
+        Ok(Turn {
+            changes: changes?,
+            attributes: attributes?,
+            way: Way::Files,
+        })
+    })
+}
+
+/// Marks `untracked` (NUL-separated paths) intent-to-add in the private index: an entry with
+/// no content, which `diff-files` shows as an added file read from the working tree.
+fn mark_new(run: &Runner<'_>, untracked: &[u8]) -> Result<(), GitError> {
+    if untracked.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = run.git(
+        snapshot::Access::Read,
+        &[
+            "add",
+            "--intent-to-add",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ],
+    )?;
+    cmd.env("GIT_LITERAL_PATHSPECS", "1");
+    run.git_output(cmd, Some(untracked.to_vec()))?;
+    Ok(())
+}
+
 /// The result of a job run beside the main thread; its panic becomes an error.
 fn join<T>(
     job: std::thread::ScopedJoinHandle<'_, Result<T, GitError>>,
@@ -194,8 +268,9 @@ fn stage_by(way: Way, run: &Runner<'_>, scan: &Scan) -> Result<(), GitError> {
             crate::state::fs::remove_entry(index)?;
             snapshot::apply(run, &scan.stage, Some(index))
         }
-        Way::Whole if scan.stage.is_empty() => Ok(()),
-        Way::Whole => snapshot::apply(run, &scan.stage, None),
+        // (The files way is not staged; one that git refused ends here as the whole way.)
+        Way::Whole | Way::Files if scan.stage.is_empty() => Ok(()),
+        Way::Whole | Way::Files => snapshot::apply(run, &scan.stage, None),
     }
 }
 
@@ -222,7 +297,7 @@ fn diff_by(
             let index = &run.dirs.turn_index;
             diff::diff_index_limited(git, repo, store, base, index, &paths, &scan.oversized)
         }
-        Way::Whole => {
+        Way::Whole | Way::Files => {
             let staged = Staged {
                 oversized: scan.oversized.clone(),
                 unchanged_tree: None,
@@ -241,20 +316,15 @@ fn diff_by(
 /// decides by the old entry what to stage. The caller has already found no attribute file in
 /// the working tree ([`attributes::none_apply`]); this checks the config, that every path is
 /// a file, a symbolic link or gone, and that the private index names no `.gitattributes`
-/// either (a file it cannot read, or in a format it does not scan, counts as naming one). The
-/// paths must also fit on a command line, as given.
+/// either (a file it cannot read, or in a format it does not scan, counts as naming one). (The
+/// caller also checks that the paths fit on a command line.)
 fn limited_is_exact(repo: &Repo, run: &Runner<'_>, scan: &Scan) -> bool {
     let staging_ignores_index = repo
         .facts
         .config
         .as_ref()
         .is_some_and(|c| c.staging_ignores_index);
-    let fits = scan.stage.len() <= MAX_PATHSPEC_BYTES
-        && (cfg!(unix) || scan.staged_paths().all(|p| std::str::from_utf8(p).is_ok()));
-    staging_ignores_index
-        && !scan.not_files
-        && fits
-        && !index_may_name_gitattributes(&run.dirs.index)
+    staging_ignores_index && !scan.not_files && !index_may_name_gitattributes(&run.dirs.index)
 }
 
 /// Whether the index file at `index` may hold an entry named `.gitattributes` (in any

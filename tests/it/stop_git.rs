@@ -100,12 +100,11 @@ fn base_repo() -> TestRepo {
     r
 }
 
-/// A baseline in a fresh store, then `turn`, then the Stop's way and the long way (a second
-/// store, restaged whole and diffed against the tree): both must agree.
-/// The Stop runs twice: after a baseline that left its tree to the Stop (the hook's way on a
-/// small repository) and after one that wrote it; both must agree with the long way and take
-/// the same way. The first is returned.
-fn stop_after(r: &TestRepo, git: &Git, turn: impl FnOnce()) -> (Turn, Vec<Change>) {
+/// A baseline in fresh stores, then `turn`, then the Stop twice — after a baseline that left
+/// its tree to the Stop (the hook's way on a small repository) and after one that wrote it —
+/// and the long way (a third store, restaged whole and diffed against the tree): all three
+/// must agree, byte for byte. Returns the Stop after each kind of baseline, in that order.
+fn stop_after(r: &TestRepo, git: &Git, turn: impl FnOnce()) -> (Turn, Turn) {
     let repo = found(git, r.path());
     let opts = SnapshotOptions::default();
     let (store, tree_store, long) = (Store::new(), Store::new(), Store::new());
@@ -134,11 +133,10 @@ fn stop_after(r: &TestRepo, git: &Git, turn: impl FnOnce()) -> (Turn, Vec<Change
     assert_eq!(
         stop.changes,
         whole,
-        "the {} way, tree written now",
+        "the {} way, tree left to the Stop",
         stop.way.name()
     );
-    assert_eq!(stop.way, with_tree.way);
-    (stop, whole)
+    (stop, with_tree)
 }
 
 fn names(changes: &[Change]) -> Vec<String> {
@@ -148,12 +146,12 @@ fn names(changes: &[Change]) -> Vec<String> {
         .collect()
 }
 
-/// The hook as Claude Code runs it, with a git that logs: a Stop on a repository without
-/// attribute files starts `config`, `status`, `update-index`, `diff-index` and the baseline's
-/// `write-tree` its UserPromptSubmit left to it — no `check-attr`, no index of the whole tree
-/// restaged — and its decision log says it took the limited way.
+/// The hook as Claude Code runs it, with a git that logs: on a small repository without
+/// attribute files a Stop whose turn added a file starts `config`, `status`, `add -N` and
+/// `diff-files` — no `check-attr`, no blob, index or tree written for the turn — and its
+/// decision log says it took the files way; the session's next prompt starts three.
 #[test]
-fn a_stop_starts_five_git_processes_and_a_prompt_three() {
+fn a_stop_starts_four_git_processes_and_a_prompt_three() {
     let r = base_repo();
     r.write("untracked.txt", "at baseline\n");
     let logged = LoggedGit::new();
@@ -204,17 +202,8 @@ fn a_stop_starts_five_git_processes_and_a_prompt_three() {
         assert!(ran.contains(&"check-attr".to_owned()), "{ran:?}");
         return;
     }
-    assert_eq!(
-        ran,
-        [
-            "config",
-            "diff-index",
-            "status",
-            "update-index",
-            "write-tree"
-        ]
-    );
-    assert_eq!(entry["diff"], "limited", "{entry}");
+    assert_eq!(ran, ["add", "config", "diff-files", "status"]);
+    assert_eq!(entry["diff"], "files", "{entry}");
 
     // The session's next prompt from the same directory: the repository it found is
     // remembered, so neither `rev-parse` nor `git var` runs again.
@@ -259,15 +248,16 @@ fn a_deferred_baseline_without_its_index_fails() {
     assert!(stop.is_err(), "{:?}", stop.map(|t| names(&t.changes)));
 }
 
-/// Edits, additions, deletions, renames, mode changes, odd names: the limited way gives the
-/// long way's diff, byte for byte (`stop_after` compares them). A directory where a file was
-/// takes the long way, because staging it depends on the old entry; the result is the same.
+/// Edits, additions, deletions, renames, mode changes, odd names: the files way (a small
+/// repository's baseline) and the limited way (a baseline with its tree) give the long way's
+/// diff, byte for byte (`stop_after` compares them). A directory where a file was takes the
+/// whole way, because staging it depends on the old entry; the result is the same.
 #[test]
-fn the_limited_way_matches_the_long_way() {
+fn the_short_ways_match_the_long_way() {
     let r = base_repo();
     r.write("gone.txt", "bye\n").commit_all("more");
     let git = Git::default();
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write("a.txt", "one\n2\nthree\n")
             .write("src/renamed.rs", "fn main() {}\n")
             .remove("src/lib.rs")
@@ -287,18 +277,19 @@ fn the_limited_way_matches_the_long_way() {
             "src/renamed.rs"
         ]
     );
+    assert_eq!(stop.way, Way::Files);
     if !machine_has_system_attributes() {
-        assert_eq!(stop.way, Way::Limited);
+        assert_eq!(with_tree.way, Way::Limited);
     }
 
     let r = base_repo();
     r.write("gone.txt", "bye\n").commit_all("more");
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.remove("gone.txt")
             .write("gone.txt/inside.txt", "now a directory\n");
     });
     assert_eq!(names(&stop.changes), ["gone.txt", "gone.txt/inside.txt"]);
-    assert_eq!(stop.way, Way::Whole);
+    assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
 }
 
 /// An attribute file anywhere git would read one is honoured: in a parent directory of a
@@ -312,25 +303,28 @@ fn attributes_on_the_way_to_a_changed_path_are_still_honoured() {
     let r = base_repo();
     r.write("lib/.gitattributes", "gen/** linguist-generated\n")
         .commit_all("attributes");
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write("lib/gen/api.rs", "pub fn api() {}\n")
             .write("src/lib.rs", "fn main() { 1 }\n");
     });
-    assert_eq!(stop.way, Way::Whole);
-    assert!(
-        stop.attributes.generated.contains(&b"lib/gen/api.rs"[..]),
-        "{:?}",
-        stop.attributes
-    );
+    assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
+    for stop in [&stop, &with_tree] {
+        assert!(
+            stop.attributes.generated.contains(&b"lib/gen/api.rs"[..]),
+            "{:?}",
+            stop.attributes
+        );
+    }
 
     // One the turn itself adds at the top.
     let r = base_repo();
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write(".gitattributes", "*.txt -diff\n")
             .write("a.txt", "changed\n");
     });
     assert!(stop.attributes.no_diff.contains(&b"a.txt"[..]));
-    assert_eq!(stop.way, Way::Whole);
+    assert!(with_tree.attributes.no_diff.contains(&b"a.txt"[..]));
+    assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
 
     // `core.attributesFile` and `info/attributes`.
     let r = base_repo();
@@ -343,17 +337,20 @@ fn attributes_on_the_way_to_a_changed_path_are_still_honoured() {
         "a.txt linguist-generated\n",
     )
     .unwrap();
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write("a.txt", "changed\n")
             .write("src/lib.rs", "fn main() { 2 }\n");
     });
-    assert!(stop.attributes.vendored.contains(&b"src/lib.rs"[..]));
-    assert!(stop.attributes.generated.contains(&b"a.txt"[..]));
+    for stop in [&stop, &with_tree] {
+        assert!(stop.attributes.vendored.contains(&b"src/lib.rs"[..]));
+        assert!(stop.attributes.generated.contains(&b"a.txt"[..]));
+    }
 }
 
-/// Where staging a file looks at the entry it replaces, the Stop restages the private index
-/// whole: an executable bit git is told not to trust, line endings git converts only when the
-/// old blob had none, and a `.gitattributes` only the index has.
+/// Where staging a file looks at the entry it replaces, the short ways step aside and the
+/// Stop restages the private index whole: an executable bit git is told not to trust, line
+/// endings git converts only when the old blob had none (and converts differently when it
+/// diffs), and a `.gitattributes` only the index has.
 #[test]
 fn staging_that_reads_the_old_entry_takes_the_long_way() {
     let git = Git::default();
@@ -362,10 +359,10 @@ fn staging_that_reads_the_old_entry_takes_the_long_way() {
     r.git(&["update-index", "--chmod=+x", "run.sh"]);
     r.git(&["commit", "-q", "-m", "exec"]);
     r.git(&["config", "core.fileMode", "false"]);
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write("run.sh", "#!/bin/sh\necho changed\n");
     });
-    assert_eq!(stop.way, Way::Whole);
+    assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
     assert!(
         !String::from_utf8_lossy(&stop.changes[0].patch).contains("mode"),
         "the mode the index keeps must not change: {:?}",
@@ -375,10 +372,10 @@ fn staging_that_reads_the_old_entry_takes_the_long_way() {
     let r = base_repo();
     r.write("crlf.txt", "one\r\ntwo\r\n").commit_all("crlf");
     r.git(&["config", "core.autocrlf", "true"]);
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
     });
-    assert_eq!(stop.way, Way::Whole);
+    assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
 
     // A `.gitattributes` the index holds but the working tree does not (skip-worktree).
     let r = base_repo();
@@ -386,8 +383,8 @@ fn staging_that_reads_the_old_entry_takes_the_long_way() {
         .commit_all("attributes");
     r.git(&["update-index", "--skip-worktree", "src/.gitattributes"]);
     r.remove("src/.gitattributes");
-    let (stop, _) = stop_after(&r, &git, || {
+    let (stop, with_tree) = stop_after(&r, &git, || {
         r.write("src/lib.rs", "fn main() { 3 }\n");
     });
-    assert_eq!(stop.way, Way::Whole);
+    assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
 }

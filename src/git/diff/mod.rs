@@ -165,6 +165,38 @@ pub(crate) fn diff_index_limited(
     Ok(changes)
 }
 
+/// The working tree against the private index of `store` for `paths` (`git diff-files`):
+/// when that index is still the baseline, the turn's changes to those paths, the same bytes
+/// [`diff_index`] gives after restaging them — git reads each changed file itself instead of
+/// from a blob written for it. Paths the index does not track must be marked intent-to-add
+/// first, so that they show as added. The raw records' working-tree ids are zeros (they are
+/// not hashed); the patch's `index` lines carry the real ones.
+pub(crate) fn diff_files(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    base: &Snapshot,
+    paths: &[&[u8]],
+    oversized: &[OversizedFile],
+) -> Result<Vec<Change>, GitError> {
+    let dirs = Dirs::for_read(store)?;
+    let runner = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &repo.filters,
+    };
+    let mut all = diff_args("diff-files");
+    all.push("--");
+    let mut cmd = runner.git(Access::Read, &all)?;
+    cmd.env("GIT_LITERAL_PATHSPECS", "1");
+    cmd.args(paths.iter().map(|p| os_from_bytes(p.to_vec())));
+    let mut changes = raw::parse(&runner.git_output(cmd, None)?)?;
+    merge_oversized(repo, &mut changes, &base.oversized, oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
 /// Runs `command` with the fixed options and `args` on the objects of `store` (and, with
 /// `index`, its private index), and parses the three views.
 fn private_diff(

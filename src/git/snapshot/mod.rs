@@ -249,6 +249,8 @@ pub(crate) struct Scan {
     /// Some path to restage is neither a file, a symbolic link nor gone (a directory that
     /// replaced a file, a submodule): staging it depends on the index entry it replaces.
     pub not_files: bool,
+    /// The NUL-separated paths among `stage` that the private index does not track.
+    pub untracked: Vec<u8>,
 }
 
 impl Scan {
@@ -583,6 +585,10 @@ fn partition_by_size(repo: &Repo, pending: Vec<porcelain::Pending>, cap: u64) ->
             found => {
                 if found.is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) {
                     scan.not_files = true;
+                }
+                if item.untracked {
+                    scan.untracked.extend_from_slice(&item.path);
+                    scan.untracked.push(0);
                 }
                 scan.stage.extend_from_slice(&item.path);
                 scan.stage.push(0);
