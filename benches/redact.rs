@@ -1,5 +1,9 @@
-//! Redaction throughput (MB/s) on a 4 MiB mixed diff, `Redactor::new()` cost, and
-//! payload-building time. Run: `cargo bench --bench redact`.
+//! Redaction throughput (MB/s) on a 4 MiB mixed diff, `Redactor::new()` cost,
+//! payload-building time, and the real-code check: every line of a tree of real source
+//! (`/usr/include` by default, about 2.8M lines of C headers; `JEV_REAL_CODE=dir:dir` for
+//! others; `JEV_REAL_CODE_SHOW=n` lists up to n altered lines, 40 by default) redacted as new
+//! files must come out byte-identical, up to a 0.004% ceiling.
+//! Run: `cargo bench --bench redact` (`-- --real-code-only` skips the rest).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -108,7 +112,100 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
+/// Share of real-code lines the redactor may alter, in percent.
+const REAL_CODE_CEILING: f64 = 0.004;
+
+/// Redacts every UTF-8 text file under the real-code directories as the body of a new file
+/// (each line prefixed with `+`, as `eval` sees it) and counts the lines that change. Fails
+/// the bench above [`REAL_CODE_CEILING`].
+fn real_code_check() {
+    let dirs = std::env::var("JEV_REAL_CODE").unwrap_or_else(|_| "/usr/include".into());
+    let mut files = Vec::new();
+    for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+        walk(std::path::Path::new(dir), &mut files);
+    }
+    if files.is_empty() {
+        println!("real-code check: no files under {dirs}; skipped");
+        return;
+    }
+    files.sort();
+    let redactor = Redactor::new();
+    let (mut lines, mut altered, mut bytes) = (0usize, Vec::new(), 0usize);
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    let start = Instant::now();
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let mut patch = String::with_capacity(text.len() + text.len() / 16);
+        for line in text.lines() {
+            patch.push('+');
+            patch.push_str(line);
+            patch.push('\n');
+        }
+        bytes += patch.len();
+        let mut report = RedactionReport::default();
+        let out = redactor.redact(&patch, &mut report);
+        for (id, n) in report.counts {
+            *counts.entry(id).or_default() += n;
+        }
+        for (before, after) in patch.lines().zip(out.lines()) {
+            lines += 1;
+            if before != after {
+                altered.push(format!("{}: {after}", path.display()));
+            }
+        }
+    }
+    let share = 100.0 * altered.len() as f64 / lines.max(1) as f64;
+    let markers: Vec<String> = counts.iter().map(|(id, n)| format!("{id}={n}")).collect();
+    println!(
+        "real-code check: {} of {lines} lines altered ({share:.4}%, ceiling {REAL_CODE_CEILING}%) \
+         in {} files, {:.0} MB, {:?}; markers: {}",
+        altered.len(),
+        files.len(),
+        bytes as f64 / 1e6,
+        start.elapsed(),
+        if markers.is_empty() {
+            "none".into()
+        } else {
+            markers.join(" ")
+        }
+    );
+    let show = std::env::var("JEV_REAL_CODE_SHOW")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(40);
+    for line in altered.iter().take(show) {
+        let cut: String = line.chars().take(200).collect();
+        println!("  altered {cut}");
+    }
+    assert!(
+        share <= REAL_CODE_CEILING,
+        "{share:.4}% of real-code lines altered > {REAL_CODE_CEILING}%"
+    );
+}
+
+fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(&entry.path(), out);
+        } else if kind.is_file() {
+            out.push(entry.path());
+        }
+    }
+}
+
 fn main() {
+    real_code_check();
+    if std::env::args().any(|a| a == "--real-code-only") {
+        return;
+    }
     let (text, changes) = mixed_diff();
     let mib = text.len() as f64 / (1024.0 * 1024.0);
 

@@ -198,6 +198,17 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
                 facts.push(format!("{n} {label}"));
             }
         }
+        // Redactions per marker type; entries written before the per-type log hold a total.
+        if let Some(types) = e.get("redactions").and_then(Value::as_object)
+            && !types.is_empty()
+        {
+            let total: u64 = types.values().filter_map(Value::as_u64).sum();
+            let each: Vec<String> = types
+                .iter()
+                .filter_map(|(id, n)| Some(format!("{id} {}", n.as_u64()?)))
+                .collect();
+            facts.push(format!("{total} secret(s) redacted ({})", each.join(", ")));
+        }
         if !facts.is_empty() {
             let _ = writeln!(t, "  {}", facts.join(", "));
         }
@@ -240,6 +251,33 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn redactions_are_shown_per_type() {
+        let entry = serde_json::json!({
+            "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
+            "files": 2, "redactions": {"aws-access-key": 1, "generic-secret": 2},
+        });
+        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        assert!(
+            text.contains("2 file(s), 3 secret(s) redacted (aws-access-key 1, generic-secret 2)"),
+            "{text}"
+        );
+        // A log written before the per-type counts still reads.
+        let old = serde_json::json!({
+            "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
+            "redactions": 3,
+        });
+        let text = render(&[old], "this repository", std::time::UNIX_EPOCH);
+        assert!(text.contains("3 secret(s) redacted"), "{text}");
+        // No redaction: nothing said.
+        let none = serde_json::json!({
+            "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
+            "redactions": {},
+        });
+        let text = render(&[none], "this repository", std::time::UNIX_EPOCH);
+        assert!(!text.contains("redacted"), "{text}");
     }
 
     #[test]

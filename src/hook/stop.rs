@@ -205,7 +205,8 @@ fn evaluate(
         "selected": selected.iter().map(|s| AXIS_IDS[s.axis]).collect::<Vec<_>>(),
         "files": payload.files.len(),
         "payload_bytes": payload.json.len(),
-        "redactions": payload.redactions.total(),
+        // Counts per marker (`{"aws-access-key": 1}`), never the secrets themselves.
+        "redactions": payload.redactions.counts,
         "hash": payload.hash[..16].to_owned(),
         "mode": frozen.mode,
         "diff": way,

@@ -279,7 +279,7 @@ def main():
     out += [
         "toml-stripe\t+api_key = '«sk_live_4eC39HqLyjWDarjtT1zdp7dcFAKEk3y9»'",
         "docker-login\t+echo x | docker login -u ci -p «dckr_pat_2b3e36beeb386dfdaacb9b46004»",
-        "github-token-header\t+  \"Authorization\": \"token «ghp_16C7e42F292c6912E7710c838347Ae178B4a»\",",
+        "github-token-header\t+  \"Authorization\": \"token «ghp_2iQnfEf3V1oCW35xwEeVxaZhRJqcaxN1tXxs»\",",
         "kubectl-literal\t+kubectl create secret generic db --from-literal=password=«S3cr3tPassw0rd»",
         "properties-password\t+spring.datasource.password=«S3cr3tPassw0rd»",
         "php-define\t+define('DB_PASSWORD', '«S3cr3tPassw0rd»');",

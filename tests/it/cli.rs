@@ -69,7 +69,7 @@ fn turn_repo() -> TestRepo {
     repo.commit_all("init");
     repo.write("src/api.rs", API_AFTER);
     repo.write("package-lock.json", "{\"lockfileVersion\": 3, \"x\": 1}\n");
-    repo.write("deploy.env", "AWS_KEY=AKIAIOSFODNN7EXAMPLE\n");
+    repo.write("deploy.env", "AWS_KEY=AKIAQ2RZ7NJK4TXWB5MD\n");
     repo
 }
 
@@ -158,7 +158,7 @@ fn dry_run_prints_the_exact_payload_and_sends_nothing() {
     assert_eq!(v["payload_sha256"], hex);
     let canonical: Value = serde_json::from_str(payload).unwrap();
     assert_eq!(canonical["format"], "unified_diff");
-    assert!(!payload.contains("AKIAIOSFODNN7EXAMPLE"));
+    assert!(!payload.contains("AKIAQ2RZ7NJK4TXWB5MD"));
     assert!(payload.contains("[REDACTED:aws-access-key]"));
     assert!(
         text.stderr.contains("dry run: nothing was sent"),

@@ -1,6 +1,6 @@
 //! Redaction: recall on the secret corpus, byte-identity on look-alike code, markers, reports.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use jev_preflight::pipeline::redact::{RedactionReport, Redactor};
@@ -47,6 +47,45 @@ fn recall(lines: &[(String, String)]) -> (f64, Vec<String>) {
     }
     let recall = 100.0 * (lines.len() - missed.len()) as f64 / lines.len() as f64;
     (recall, missed)
+}
+
+/// Recall per tag (family or format), as `tag caught/total (percent)` lines.
+fn per_tag(lines: &[(String, String)], missed: &[String]) -> String {
+    let mut totals: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (tag, _) in lines {
+        totals.entry(tag).or_default().1 += 1;
+    }
+    for m in missed {
+        let tag = m.split_once(':').map_or("", |(t, _)| t);
+        if let Some(t) = totals.get_mut(tag) {
+            t.0 += 1;
+        }
+    }
+    totals
+        .iter()
+        .map(|(tag, (miss, total))| {
+            let caught = total - miss;
+            format!(
+                "  {tag:<12} {caught:>4}/{total:<4} {:6.2}%",
+                100.0 * caught as f64 / *total as f64
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Redacts each look-alike line on its own; returns the lines that changed.
+fn altered(lines: &[(String, String)]) -> Vec<String> {
+    let redactor = Redactor::new();
+    let mut changed = Vec::new();
+    for (tag, line) in lines {
+        let mut report = RedactionReport::default();
+        let out = redactor.redact(line, &mut report);
+        if out != line.as_str() {
+            changed.push(format!("{tag}: {line}\n    -> {out}"));
+        }
+    }
+    changed
 }
 
 #[test]
@@ -243,3 +282,224 @@ fn code_naming_the_pem_marker_does_not_swallow_following_lines() {
     assert_eq!(out, text);
     assert_eq!(report.total(), 0);
 }
+
+/// The third held-out set (`heldout_families.py`): the families issue 14 names (generic
+/// assignments, AWS, password hashes, MongoDB, Azure, ODBC/JDBC, URLs, provider formats),
+/// written before the rules for them. First look: see `testdata/redact/README.md`.
+#[test]
+fn held_out_families_recall() {
+    let lines = corpus("heldout-families.txt");
+    let (recall, missed) = recall(&lines);
+    println!(
+        "held-out families recall: {recall:.2}% ({} of {} secret lines)\n{}",
+        lines.len() - missed.len(),
+        lines.len(),
+        per_tag(&lines, &missed)
+    );
+    for m in &missed {
+        println!("missed {m}");
+    }
+    assert!(
+        recall >= FAMILIES_FLOOR,
+        "held-out families recall {recall:.2}% < {FAMILIES_FLOOR}%"
+    );
+}
+
+/// Below the measured figure by a margin, so a change that loses coverage fails.
+const FAMILIES_FLOOR: f64 = 97.0;
+
+/// Look-alikes written with the third held-out set: documented example keys, placeholders,
+/// template variables, high-entropy data that is not a credential, code about credentials.
+#[test]
+fn held_out_lookalikes_stay_byte_identical() {
+    let lines = corpus("heldout-families-lookalikes.txt");
+    let changed = altered(&lines);
+    let share = 100.0 * changed.len() as f64 / lines.len() as f64;
+    println!(
+        "held-out look-alikes altered: {share:.2}% ({} of {} lines)\n{}",
+        changed.len(),
+        lines.len(),
+        per_tag(&lines, &changed)
+            .lines()
+            .map(|l| format!("{l} intact"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for c in &changed {
+        println!("altered {c}");
+    }
+    assert!(
+        share <= FAMILIES_LOOKALIKE_CEILING,
+        "{share:.2}% of held-out look-alikes altered > {FAMILIES_LOOKALIKE_CEILING}%"
+    );
+}
+
+/// Above the measured figure by a margin, so a change that loses precision fails.
+const FAMILIES_LOOKALIKE_CEILING: f64 = 2.0;
+
+/// The in-sample corpus for issue 14's families (`families.py`), grown with every rule.
+#[test]
+fn family_corpus_recall() {
+    let lines = corpus("families.txt");
+    assert!(lines.len() >= 300, "only {} family lines", lines.len());
+    let (recall, missed) = recall(&lines);
+    println!(
+        "family corpus recall: {recall:.2}% ({} of {} secret lines)\n{}",
+        lines.len() - missed.len(),
+        lines.len(),
+        per_tag(&lines, &missed)
+    );
+    for m in &missed {
+        println!("missed {m}");
+    }
+    assert!(recall >= 99.0, "family corpus recall {recall:.2}% < 99%");
+}
+
+/// Look-alikes of the in-sample family corpus: documented examples, filler, templates,
+/// connection strings without a secret, data, code; all must stay byte-identical.
+#[test]
+fn family_lookalikes_stay_byte_identical() {
+    let lines = corpus("families-lookalikes.txt");
+    assert!(lines.len() >= 300, "only {} look-alike lines", lines.len());
+    let changed = altered(&lines);
+    let share = 100.0 * changed.len() as f64 / lines.len() as f64;
+    println!(
+        "family look-alikes altered: {share:.2}% ({} of {} lines)\n{}",
+        changed.len(),
+        lines.len(),
+        per_tag(&lines, &changed)
+            .lines()
+            .map(|l| format!("{l} intact"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for c in &changed {
+        println!("altered {c}");
+    }
+    assert!(
+        share <= 1.0,
+        "{share:.2}% of family look-alikes altered > 1%"
+    );
+}
+
+/// The Stop's decision log counts redactions per marker, and `status` shows them per type;
+/// neither holds a secret.
+#[test]
+fn stop_logs_redactions_per_marker_and_status_shows_them() {
+    use crate::support::TestRepo;
+    use crate::support::hook::{HookEnv, event};
+
+    let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
+    let repo = TestRepo::new();
+    repo.write("src/config.py", "TIMEOUT = 30\n");
+    repo.commit_all("init");
+    env.run(&event("UserPromptSubmit", "s", "p1", repo.path()))
+        .ok();
+    let key = "AKIAQ2RZ7NJK4TXWB5MD";
+    let password = "Vq7#rTz9!kLm2pXw";
+    repo.write(
+        "src/config.py",
+        format!(
+            "TIMEOUT = 30\nAWS_ACCESS_KEY_ID = \"{key}\"\nDB_PASSWORD = \"{password}\"\n\
+             ADMIN_PASSWORD = \"Zr4!pQ8sWn2#xKe7\"\n"
+        ),
+    );
+    env.run(&event("Stop", "s", "p1", repo.path())).ok();
+
+    let status = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .current_dir(repo.path())
+            .output()
+            .expect("status runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&status(&["status", "--json"])).expect("json");
+    let entry = &json
+        .as_array()
+        .or_else(|| json["decisions"].as_array())
+        .expect("a list of decisions")[0];
+    assert_eq!(
+        entry["redactions"],
+        serde_json::json!({"aws-access-key": 1, "generic-secret": 2}),
+        "{entry}"
+    );
+    let text = status(&["status"]);
+    assert!(
+        text.contains("3 secret(s) redacted (aws-access-key 1, generic-secret 2)"),
+        "{text}"
+    );
+    for (path, bytes) in env.data_files() {
+        let stored = String::from_utf8_lossy(&bytes);
+        assert!(
+            !stored.contains(key) && !stored.contains(password),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+/// The fourth held-out set (`heldout_configs.py`): secrets and look-alikes in the config files
+/// and languages where they live, written after the issue 14 rules and scored once before
+/// any change for it. First look: see `testdata/redact/README.md`.
+#[test]
+fn held_out_configs() {
+    let lines = corpus("heldout-configs.txt");
+    let (recall, missed) = recall(&lines);
+    let lookalikes = corpus("heldout-configs-lookalikes.txt");
+    let changed = altered(&lookalikes);
+    let share = 100.0 * changed.len() as f64 / lookalikes.len() as f64;
+    println!(
+        "held-out configs recall: {recall:.2}% ({} of {} secret lines); look-alikes altered: \
+         {share:.2}% ({} of {} lines)",
+        lines.len() - missed.len(),
+        lines.len(),
+        changed.len(),
+        lookalikes.len()
+    );
+    for m in &missed {
+        println!("missed {m}");
+    }
+    for c in &changed {
+        println!("altered {c}");
+    }
+    assert!(
+        recall >= CONFIGS_FLOOR,
+        "recall {recall:.2}% < {CONFIGS_FLOOR}%"
+    );
+    assert!(
+        share <= CONFIGS_CEILING,
+        "{share:.2}% look-alikes altered > {CONFIGS_CEILING}%"
+    );
+}
+
+/// Below and above the measured figures by a margin, so a change that loses coverage or
+/// precision fails.
+const CONFIGS_FLOOR: f64 = 95.0;
+const CONFIGS_CEILING: f64 = 2.0;
+
+/// Lines drawn from every gitleaks rule's published regex (`scanner_formats.py`): in-sample
+/// since issue 14, a guard that each format stays covered.
+#[test]
+fn scanner_format_recall() {
+    let lines = corpus("scanner-formats.txt");
+    let (recall, missed) = recall(&lines);
+    println!(
+        "scanner-format recall: {recall:.2}% ({} of {} lines)",
+        lines.len() - missed.len(),
+        lines.len()
+    );
+    for m in &missed {
+        println!("missed {m}");
+    }
+    assert!(
+        recall >= SCANNER_FLOOR,
+        "scanner-format recall {recall:.2}% < {SCANNER_FLOOR}%"
+    );
+}
+
+/// Below the measured figure by a margin; the misses are mostly client IDs (no secret) and
+/// junk a loose regex admits.
+const SCANNER_FLOOR: f64 = 93.0;

@@ -26,6 +26,9 @@ pub(crate) enum Check {
     AttributePair,
     /// A password given on a command line (`-pSECRET`, `-u user:SECRET`).
     CommandLine,
+    /// `Password=`/`Pwd=` on a line that is a connection string (another of its keys is
+    /// there), unless the value is a placeholder.
+    ConnectionString,
 }
 
 /// One redaction rule.
@@ -89,16 +92,54 @@ pub(crate) static RULES: &[Rule] = &[
         &["akia", "asia", "abia", "acca", "a3t"],
         tok!(r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}"),
     ),
+    // AWS's secret key is 40 base64 characters under any of the names AWS's own tools and
+    // SDKs write (`aws_secret_access_key`, `SecretAccessKey` in STS and CloudFormation JSON,
+    // `secretAccessKey` in the JS SDK), with a separator of code or of a call's arguments.
     exact(
         "aws-secret-key",
-        &["aws"],
-        r#"(?i)aws_?(?:secret|sec)_?(?:access)?_?key["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+])"#,
+        &[
+            "aws",
+            "secretaccesskey",
+            "secret_access_key",
+            "secret-access-key",
+        ],
+        r#"(?i)(?:aws_?(?:secret|sec)_?(?:access)?_?key|secret_?access_?key|secret-access-key)["']?\s*(?::|=|=>|:=|,)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
+    ),
+    // An access key ID and its secret side by side, as AWS's credentials CSV, `aws
+    // configure list` and SDK constructors hold them.
+    exact(
+        "aws-secret-key",
+        &["akia", "asia"],
+        r#"(?:AKIA|ASIA)[A-Z2-7]{16}["']?[ \t]*[,;|: \t][ \t]*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
     ),
     exact(
         "aws-session-token",
-        &["aws"],
-        r#"(?i)aws_?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{40,})"#,
+        &["aws", "sessiontoken", "session_token"],
+        r#"(?i)(?:aws_?)?session_?token["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9/+=]{100,})"#,
     ),
+    // STS session tokens begin with the base64 of their own header (documented in AWS's
+    // STS examples); a token seen anywhere else is still one.
+    exact(
+        "aws-session-token",
+        &["iqojb3jpz2lux2vj", "fwogzxivyxdz"],
+        tok!(r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[A-Za-z0-9+/=]{100,}"),
+    ),
+    // Amazon Bedrock API keys (gitleaks `aws-amazon-bedrock-api-key-long-lived` and
+    // `-short-lived`).
+    exact(
+        "aws-bedrock-api-key",
+        &["absk", "bedrock-api-key-"],
+        tok!(
+            r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&_.-]*"
+        ),
+    ),
+    // Amazon MWS auth tokens and AppSync API keys (Nosey Parker `np.aws.5`, `np.aws.8`).
+    exact(
+        "aws-mws-token",
+        &["amzn.mws."],
+        tok!(r"amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    exact("aws-appsync-key", &["da2-"], tok!(r"da2-[a-z0-9]{26}")),
     exact("gcp-api-key", &["aiza"], tok!(r"AIza[0-9A-Za-z_-]{35}")),
     exact(
         "gcp-oauth-client-secret",
@@ -115,10 +156,26 @@ pub(crate) static RULES: &[Rule] = &[
         &["private_key_id"],
         r#""private_key_id"\s*:\s*"(?P<s>[a-f0-9]{40})""#,
     ),
+    // Azure storage and Cosmos DB account keys (64 bytes), Service Bus, Event Hubs and IoT Hub
+    // shared access keys (32 bytes), Azure connection-string syntax (Nosey Parker
+    // `np.azure.1`: 20 to 100 base64 characters).
     exact(
         "azure-storage-key",
-        &["accountkey", "sharedaccesskey"],
-        r"(?i)(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{40,}={0,2})",
+        &["accountkey", "sharedaccesskey", "sharedsecretvalue"],
+        r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue)[ \t]*=[ \t]*(?P<s>[A-Za-z0-9+/]{20,100}={0,3})",
+    ),
+    // An account key alone, next to a name that says Azure or storage: 86 base64
+    // characters and `==` (64 bytes), the shape of every storage and Cosmos DB key.
+    near(
+        "azure-storage-key",
+        &["azure", "cosmos"],
+        r"(?:^|[^A-Za-z0-9+/])(?P<s>[A-Za-z0-9+/]{86}==)(?:$|[^A-Za-z0-9+/=])",
+    ),
+    // Azure App Configuration connection strings: `Endpoint=…azconfig.io;Id=…;Secret=…`.
+    exact(
+        "azure-app-config-secret",
+        &[".azconfig.io"],
+        r"(?i)\.azconfig\.io;Id=[^;\s]{1,100};Secret=(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
     ),
     exact(
         "azure-sas-token",
@@ -210,7 +267,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "sourcegraph-token",
         &["sgp_"],
-        tok!(r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}"),
+        tok!(r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"),
     ),
     exact("pulumi-token", &["pul-"], tok!(r"pul-[a-f0-9]{40}")),
     exact(
@@ -255,7 +312,7 @@ pub(crate) static RULES: &[Rule] = &[
             "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-",
         ],
         tok!(
-            r"xox[bpaosr]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
+            r"xox[bpaosre]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
         ),
     ),
     exact(
@@ -278,12 +335,13 @@ pub(crate) static RULES: &[Rule] = &[
         &[":aa"],
         tok!(r"\d{8,10}:AA[A-Za-z0-9_-]{33}"),
     ),
-    exact("twilio-api-key", &["twilio"], tok!(r"SK[0-9a-f]{32}")),
+    // Twilio API key SIDs (`SK` and 32 hex digits, of either case in gitleaks' rule).
+    exact("twilio-api-key", &["twilio"], tok!(r"SK[0-9a-fA-F]{32}")),
     near("twilio-auth-token", &["twilio"], tok!(r"[0-9a-f]{32}")),
     exact(
         "sendgrid-api-key",
         &["sg."],
-        tok!(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+        tok!(r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}|SG\.[A-Za-z0-9=_.-]{66}"),
     ),
     exact("mailgun-api-key", &["key-"], tok!(r"key-[0-9a-f]{32}")),
     exact(
@@ -305,8 +363,18 @@ pub(crate) static RULES: &[Rule] = &[
     // Payments and commerce.
     exact(
         "stripe-key",
-        &["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
-        tok!(r"[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}"),
+        &[
+            "sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_",
+        ],
+        tok!(r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{24,247}"),
+    ),
+    // Shorter restricted keys (gitleaks allows ten characters) only when they look random.
+    near(
+        "stripe-key",
+        &[
+            "sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_",
+        ],
+        tok!(r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,23}"),
     ),
     exact(
         "stripe-webhook-secret",
@@ -316,7 +384,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "square-token",
         &["sq0atp-", "sq0csp-", "eaaa"],
-        tok!(r"sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_-]{60}"),
+        tok!(r"sq0atp-[0-9A-Za-z_-]{22,60}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[A-Za-z0-9_+=-]{22,60}"),
     ),
     exact(
         "braintree-access-token",
@@ -341,7 +409,7 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "shippo-token",
         &["shippo_"],
-        tok!(r"shippo_(?:live|test)_[a-f0-9]{40}"),
+        tok!(r"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
     ),
     exact(
         "duffel-token",
@@ -439,8 +507,10 @@ pub(crate) static RULES: &[Rule] = &[
     ),
     exact(
         "newrelic-key",
-        &["nrak-", "nrjs-", "nrii-", "nral"],
-        tok!(r"NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_-]{32}|[a-f0-9]{36}NRAL"),
+        &["nrak-", "nrjs-", "nrbr-", "nrii-", "nriq-", "nral"],
+        tok!(
+            r"(?i:NRAK-)[A-Za-z0-9]{27}|(?i:NRJS-|NRBR-)[a-fA-F0-9]{19}|(?i:NRII-|NRIQ-)[A-Za-z0-9_-]{25,32}|[a-f0-9]{36}NRAL"
+        ),
     ),
     exact(
         "grafana-token",
@@ -702,8 +772,32 @@ pub(crate) static RULES: &[Rule] = &[
     ),
     near(
         "gocardless-token",
-        &["gocardless"],
+        &["gocardless", "live_"],
         tok!(r"live_[A-Za-z0-9_=-]{40}"),
+    ),
+    // Lob keys: `live_`/`test_` (and `_pub_`) and 35 hex digits (gitleaks `lob-api-key`).
+    exact(
+        "lob-key",
+        &["live_"],
+        tok!(r"live_pub_[a-f0-9]{31}|live_[a-f0-9]{35}"),
+    ),
+    // Telegram bot tokens next to the name, in gitleaks' looser shape (`:A` and 34).
+    near(
+        "telegram-bot-token",
+        &["telegr"],
+        tok!(r"\d{5,16}:A[A-Za-z0-9_-]{34}"),
+    ),
+    // Sidekiq Enterprise credentials as Bundler stores them for gems.contribsys.com.
+    exact(
+        "sidekiq-secret",
+        &["contribsys"],
+        r"(?:^|[^A-Za-z0-9])(?P<s>[a-f0-9]{8}:[a-f0-9]{8})(?:$|[^A-Za-z0-9])",
+    ),
+    // KuCoin's API secret is a UUID: only next to the name.
+    near(
+        "kucoin-secret",
+        &["kucoin"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
     ),
     near(
         "twitter-access-token",
@@ -714,6 +808,118 @@ pub(crate) static RULES: &[Rule] = &[
         "dropbox-token",
         &["dropbox"],
         tok!(r"[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}"),
+    ),
+    // Password hashes: crypt(3) formats (md5crypt and Apache's apr1, bcrypt, sha256crypt and
+    // sha512crypt, Cisco type 8/9, yescrypt, scrypt), Argon2's PHC strings, Kerberos AS-REP
+    // and TGS hashes, Django's PBKDF2, PostgreSQL SCRAM verifiers and LDAP `{SSHA}` values
+    // (shapes from Nosey Parker's `np.pwhash.*` and `np.krb5.*` rules and the formats'
+    // own documentation). A hash is as good as the password to an offline attack.
+    exact(
+        "password-hash",
+        &[
+            "$1$",
+            "$apr1$",
+            "$2a$",
+            "$2b$",
+            "$2x$",
+            "$2y$",
+            "$5$",
+            "$6$",
+            "$7$",
+            "$8$",
+            "$9$",
+            "$y$",
+            "$argon2",
+            "$krb5",
+            "pbkdf2_sha",
+            "scram-sha-",
+            "{ssha",
+            "{sha",
+        ],
+        concat!(
+            r"(?:^|[^A-Za-z0-9./$])(?P<s>",
+            r"\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}",
+            r"|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}",
+            r"|\$[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$(?:[./A-Za-z0-9]{86}|[./A-Za-z0-9]{43})",
+            r"|\$[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}",
+            r"|\$7\$[./A-Za-z0-9]{11,64}\$[./A-Za-z0-9]{43}",
+            r"|\$y\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}",
+            r"|\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,4}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}",
+            r"|\$krb5asrep\$\d{1,2}\$(?:[^:$\s]{1,200}:)?[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}",
+            r"|\$krb5tgs\$\d{1,2}\$\*[^*\s]{1,200}\*\$[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}",
+            r"|pbkdf2_sha(?:1|256|512)\$\d{3,7}\$[A-Za-z0-9./+]{4,64}\$[A-Za-z0-9+/]{20,}={0,2}",
+            r"|(?i:scram-sha-(?:1|256))\$\d{1,7}:[A-Za-z0-9+/]{8,}={0,2}\$[A-Za-z0-9+/]{20,}={0,2}:[A-Za-z0-9+/]{20,}={0,2}",
+            r"|\{(?i:ssha|sha|ssha256|ssha512|sha256|sha512)\}[A-Za-z0-9+/]{20,}={0,2}",
+            r")",
+        ),
+    ),
+    // PostgreSQL's `md5` verifier and MySQL's `mysql_native_password` hash, quoted.
+    exact(
+        "password-hash",
+        &["'md5", "\"md5"],
+        r#"['"](?P<s>md5[0-9a-f]{32})['"]"#,
+    ),
+    exact(
+        "password-hash",
+        &["identified", "authentication_string"],
+        r#"['"](?P<s>\*[0-9A-Fa-f]{40})['"]"#,
+    ),
+    // pwdump and secretsdump lines: `user:rid:LM:NT:::`.
+    exact(
+        "password-hash",
+        &[":::"],
+        r"^[+\- \t]*[^:\s]{1,64}:\d{1,10}:(?P<s>[0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::",
+    ),
+    // Formats from gitleaks' and trufflehog's rule lists that the rules above lacked.
+    exact(
+        "hubspot-token",
+        &["pat-na", "pat-eu", "pat-ap"],
+        tok!(r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    // HubSpot's legacy API key and Squarespace's token are UUIDs: only next to the name.
+    near(
+        "hubspot-token",
+        &["hubspot"],
+        tok!(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"),
+    ),
+    near(
+        "squarespace-token",
+        &["squarespace"],
+        tok!(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    exact(
+        "sonar-token",
+        &["squ_", "sqp_", "sqa_"],
+        tok!(r"sq[upa]_[a-f0-9]{40}"),
+    ),
+    near(
+        "airtable-token",
+        &["airtable"],
+        tok!(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|key[A-Za-z0-9]{14}"),
+    ),
+    near("beamer-token", &["beamer"], tok!(r"b_[A-Za-z0-9=_-]{44}")),
+    near("meraki-api-key", &["meraki"], tok!(r"[0-9a-f]{40}")),
+    exact(
+        "defined-networking-token",
+        &["dnkey-"],
+        tok!(r"(?i:dnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52})"),
+    ),
+    near("etsy-token", &["etsy"], tok!(r"[A-Za-z0-9]{24}")),
+    near(
+        "looker-secret",
+        &["looker"],
+        tok!(r"[A-Za-z0-9]{20}|[A-Za-z0-9]{24}"),
+    ),
+    near(
+        "sumologic-key",
+        &["sumo"],
+        tok!(r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}"),
+    ),
+    // Kubernetes bootstrap tokens (`kubeadm join --token`, Nosey Parker `np.kubernetes.1`).
+    near(
+        "kubernetes-bootstrap-token",
+        &["kube", "bootstrap"],
+        tok!(r"[a-z0-9]{6}\.[a-z0-9]{16}"),
     ),
     // Headers, cookies, URLs.
     Rule {
@@ -740,11 +946,29 @@ pub(crate) static RULES: &[Rule] = &[
         pattern: r"(?i)(?:session|sess|sid|token|auth|jwt|csrf|remember)[A-Za-z0-9_.-]*=(?P<s>[A-Za-z0-9%._~+/=-]{16,})",
         check: Check::Opaque,
     },
+    // `scheme://user:password@host`: the password runs to the last `@` before the host, as
+    // MongoDB's and libpq's parsers read an unencoded `@` in it (`p@ss@host`); host, port
+    // and database stay readable.
     Rule {
         id: "url-credentials",
         keywords: &["://"],
-        pattern: r#"(?i)[a-z][a-z0-9+.-]*://[^/\s:@"'`<>]*:(?P<s>[^/\s@"'`<>]+)@"#,
+        pattern: r#"(?i)[a-z][a-z0-9+.-]*://(?P<n>[^/\s:@"'`<>]*):(?P<s>[^/\s@"'`<>]+(?:@[^/\s@"'`<>:]+)*?)@[A-Za-z0-9_.\[\]-]+(?:[^@A-Za-z0-9_.\[\]-]|$)"#,
         check: Check::UrlPassword,
+    },
+    // Oracle's thin JDBC URL puts the password after a `/`: `jdbc:oracle:thin:user/pass@//host`.
+    exact(
+        "connection-string",
+        &["jdbc:oracle:"],
+        r#"(?i)jdbc:oracle:[a-z]+:[A-Za-z0-9_$#.]+/(?P<s>[^@\s"'/]{1,128})@"#,
+    ),
+    // `Password=`/`Pwd=` in ADO.NET, ODBC, JDBC and libpq connection strings and JDBC query
+    // parameters (Nosey Parker `np.odbc.1`, trufflehog `jdbc`), ending at `;`, `&`, a quote
+    // or a blank; only the value goes, the other keys stay readable.
+    Rule {
+        id: "connection-string",
+        keywords: &["password=", "pwd=", "password =", "pwd ="],
+        pattern: r#"(?i)(?:^|[;"'\s{(,?&:])(?:password|pwd)[ \t]*=[ \t]*(?P<s>[^;"'\s<>&(),]{3,200})"#,
+        check: Check::ConnectionString,
     },
     // Generic assignments: a credential-like name bound to a secret-looking value.
     // `Redactor` runs this pattern as the hand-written matcher in `assignment.rs`; tests check
@@ -784,15 +1008,58 @@ pub(crate) static RULES: &[Rule] = &[
             "sshpass",
             "redis-cli",
             "machine",
+            "docker",
+            "htpasswd",
+            "openssl",
+            "securestring",
         ],
         // Each alternative captures the password in its own (unnamed) group.
         pattern: concat!(
             r#"(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p([^\s'"\-][^\s'"]{3,})"#,
+            r#"|(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p['"]([^'"\n]{3,})['"]"#,
+            r#"|\bdocker\b[^\n]*?\blogin\b[^\n]*?[ \t](?:-p|--password)(?:=|[ \t]+)["']?([^\s"'-][^\s"']{2,})"#,
+            // `htpasswd -b[cBm] file user password`, `htpasswd -nb user password`.
+            r#"|\bhtpasswd[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*[ \t]+\S+[ \t]+\S+[ \t]+["']?([^\s"']{3,})"#,
+            r#"|\bhtpasswd[ \t]+-[A-Za-z]*(?:nb|bn)[A-Za-z]*[ \t]+\S+[ \t]+["']?([^\s"']{3,})"#,
+            r#"|\bopenssl\b[^\n]*?[ \t](?:-k[ \t]+|-pass(?:in|out)?[ \t]+["']?pass:)["']?([^\s"']{3,})"#,
+            r#"|(?i:ConvertTo-SecureString)[ \t]+(?:-String[ \t]+)?["']([^"'\n]{3,})["'][ \t]+-AsPlainText"#,
             r#"|\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'$]{1,64}:([^\s"']{3,})"#,
             r#"|\bsshpass\b[^\n]*?[ \t]-p[ \t]*["']?([^\s"']{3,})"#,
             r#"|\bredis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+["']?([^\s"']{3,})"#,
             r#"|^[+\- \t]*machine[ \t]+\S+[^\n]*?[ \t]password[ \t]+(\S+)"#,
         ),
+        check: Check::CommandLine,
+    },
+    // A user and password handed to a credential constructor or an auth tuple
+    // (`NetworkCredential("u", "p")`, `HTTPBasicAuth("u", "p")`, `auth=("u", "p")`; Nosey
+    // Parker `np.generic.7`), and `DirectoryEntry(path, "u", "p")` (`np.generic.8`).
+    Rule {
+        id: "generic-secret",
+        // Words the automaton already holds: every constructor name above contains one.
+        keywords: &["credential", "auth"],
+        pattern: r#"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|UsernamePasswordCredentials?|PasswordCredential|PasswordAuthentication|auth[ \t]*=[ \t]*)[ \t]*\([ \t]*["'](?P<n>[^"'\n]{1,64})["'][ \t]*,[ \t]*["'](?P<s>[^"'\n]{3,128})["']"#,
+        check: Check::UrlPassword,
+    },
+    Rule {
+        id: "generic-secret",
+        keywords: &["directoryentry"],
+        pattern: r#"(?i)\bDirectoryEntry[ \t]*\([ \t]*"[^"\n]{0,200}"[ \t]*,[ \t]*"(?P<n>[^"\n]{1,64})"[ \t]*,[ \t]*"(?P<s>[^"\n]{3,128})""#,
+        check: Check::UrlPassword,
+    },
+    // Prose: `the default password is 'changeme'`, `the password for user 'x' is "y"` (Nosey
+    // Parker `np.generic.11` to `.14`).
+    Rule {
+        id: "generic-secret",
+        keywords: &["password is", "password for"],
+        pattern: r#"(?i)\bthe[ \t]+(?:default[ \t]+)?password[ \t]+(?:for[ \t]+(?:the[ \t]+)?(?:user|username)[ \t]+['"][^'"\n]{1,24}['"][ \t]+)?is[ \t]+['"`]([^'"`\n\#$|{<+ ()\\][^'"`\n]{2,60})['"`]"#,
+        check: Check::CommandLine,
+    },
+    // `CREATE USER … WITH PASSWORD '…'`, `ALTER USER … IDENTIFIED BY '…'` (PostgreSQL,
+    // MySQL, Oracle); `PASSWORD = '…'` is the generic rule's.
+    Rule {
+        id: "sql-password",
+        keywords: &["password '", "identified by '", "password e'"],
+        pattern: r"(?i)\b(?:password|identified[ \t]+by)[ \t]+e?'([^'\n]{4,128})'",
         check: Check::CommandLine,
     },
     // A random-looking token on a line that names a credential or a provider: the long tail
@@ -825,6 +1092,66 @@ pub(crate) const NEAR_TRIGGERS: &[&str] = &[
     "client_key",
     "signing",
     "webhook",
+    "access",
+];
+
+/// The providers whose name alone binds a token in gitleaks' keyword rules (`fastly: …`,
+/// `"twitch" => …`): these send a line to the near-keyword scan even without a credential
+/// word. Every one is also in [`NEAR_PROVIDERS`]. The list stays short because each name
+/// grows the keyword automaton every scan walks and every `Redactor::new` builds.
+pub(crate) const KEYWORD_PROVIDERS: &[&str] = &[
+    "adafruit",
+    "adobe",
+    "airtable",
+    "algolia",
+    "alibaba",
+    "asana",
+    "beamer",
+    "bitbucket",
+    "bittrex",
+    "codecov",
+    "coinbase",
+    "confluent",
+    "contentful",
+    "datadog",
+    "discord",
+    "droneci",
+    "dropbox",
+    "etsy",
+    "facebook",
+    "fastly",
+    "finicity",
+    "finnhub",
+    "flickr",
+    "freshbooks",
+    "gitter",
+    "hubspot",
+    "intercom",
+    "jfrog",
+    "kraken",
+    "kucoin",
+    "launchdarkly",
+    "linear",
+    "linkedin",
+    "looker",
+    "mattermost",
+    "meraki",
+    "messagebird",
+    "netlify",
+    "new-relic",
+    "nytimes",
+    "plaid",
+    "privateai",
+    "rapidapi",
+    "sendbird",
+    "sentry",
+    "squarespace",
+    "sumo",
+    "telegr",
+    "travis",
+    "twitch",
+    "twitter",
+    "zendesk",
 ];
 
 /// Provider names whose tokens have no prefix: outside the token itself, one of these or a
@@ -877,6 +1204,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "dynatrace",
     "elevenlabs",
     "etherscan",
+    "etsy",
     "facebook",
     "fastly",
     "figma",
@@ -912,6 +1240,7 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "linkedin",
     "logdna",
     "loggly",
+    "looker",
     "mailchimp",
     "mailerlite",
     "mailgun",
@@ -920,6 +1249,9 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "mapbox",
     "mattermost",
     "maxmind",
+    "meraki",
+    "message_bird",
+    "message-bird",
     "messagebird",
     "mistral",
     "mixpanel",
@@ -928,9 +1260,12 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "netlify",
     "newrelic",
     "new_relic",
+    "new-relic",
     "nexmo",
     "notion",
     "nytimes",
+    "newyorktimes",
+    "new-york-times",
     "okta",
     "onelogin",
     "openai",
@@ -949,6 +1284,8 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "postmark",
     "posthog",
     "privateai",
+    "private_ai",
+    "private-ai",
     "pusher",
     "rapidapi",
     "razorpay",
@@ -970,9 +1307,9 @@ pub(crate) const NEAR_PROVIDERS: &[&str] = &[
     "splunk",
     "squarespace",
     "stripe",
-    "sumologic",
+    "sumo",
     "supabase",
-    "telegram",
+    "telegr",
     "telnyx",
     "terraform",
     "travis",

@@ -246,7 +246,13 @@ impl Redactor {
         let mut words: Vec<&'static str> = Vec::new();
         let mut triggers: Vec<Vec<usize>> = Vec::new();
         for (index, rule) in RULES.iter().enumerate() {
-            for keyword in rule.keywords {
+            // A provider's name alone sends a line to the near-keyword scan too: gitleaks'
+            // keyword rules bind a token to a bare `fastly:` or `"twitch" =>`.
+            let providers = match rule.check {
+                Check::NearKeyword => catalog::KEYWORD_PROVIDERS,
+                _ => &[],
+            };
+            for keyword in rule.keywords.iter().chain(providers) {
                 match words.iter().position(|w| w == keyword) {
                     Some(at) => triggers[at].push(index),
                     None => {
@@ -413,7 +419,11 @@ impl Redactor {
                 Check::Exact => true,
                 Check::Opaque => looks_opaque(target.as_bytes()),
                 Check::BasicAuth => basic_credentials(target.as_bytes()),
-                Check::UrlPassword => !is_placeholder(target.as_bytes()),
+                Check::UrlPassword => {
+                    let user = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
+                    url_password(user, target.as_bytes())
+                }
+                Check::ConnectionString => connection_password(line, target.as_bytes()),
                 // Matched by hand above.
                 Check::Assignment | Check::NearKeyword => false,
                 Check::AttributePair => {
@@ -445,7 +455,12 @@ impl Redactor {
                     material
                 }
             };
-            if keep && !target.is_empty() {
+            // Documented examples and filler (`AKIA…EXAMPLE`, `ghp_XXXX…`) are never secrets;
+            // a key's body is judged by `pem_material` instead.
+            if keep
+                && !target.is_empty()
+                && (rule.check == Check::PrivateKey || !is_filler(target.as_bytes()))
+            {
                 spans.push(Span {
                     start: offset + target.start(),
                     end: offset + target.end(),
@@ -466,7 +481,9 @@ fn assignments(index: usize, line: &[u8], offset: usize, spans: &mut Vec<Span>) 
     while let Some(m) = assignment::find_at(line, at, &words) {
         // Matches are never empty: the name holds a credential word.
         at = m.end;
-        if let Some((start, end)) = assignment_value(&m, line) {
+        if let Some((start, end)) = assignment_value(&m, line)
+            && !is_filler(&line[start..end])
+        {
             spans.push(Span {
                 start: offset + start,
                 end: offset + end,
@@ -491,11 +508,28 @@ impl Redactor {
                 .iter()
                 .position(|&b| !is_token_byte(b))
                 .map_or(line.len(), |p| run_start + p);
-            if at - run_start < 16 {
+            if at - run_start < MIN_NEAR_TOKEN {
                 continue;
             }
-            // Leading `=` belongs to an assignment, not to the token.
+            // Leading `=` belongs to an assignment, not to the token; so does a leading
+            // `NAME=` (`AWS_BEARER_TOKEN=…` is one run of token bytes).
             let mut start = run_start;
+            if let Some(eq) = line[run_start..at].iter().position(|&b| b == b'=')
+                && line
+                    .get(run_start + eq + 1)
+                    .is_some_and(u8::is_ascii_alphanumeric)
+            {
+                // The name may carry the diff's `+`; a random name is a token, not a name.
+                let name = line[run_start..run_start + eq].trim_ascii_start();
+                let name = &name[name.iter().take_while(|&&b| b == b'+' || b == b'-').count()..];
+                if is_name(name)
+                    && !name
+                        .split(|&b| matches!(b, b'_' | b'-' | b'.'))
+                        .any(random_segment)
+                {
+                    start = run_start + eq + 1;
+                }
+            }
             while start < at && line[start] == b'=' {
                 start += 1;
             }
@@ -533,9 +567,15 @@ impl Redactor {
                         | b'&'
                         | b'\\'
                 );
-            if end - start < 16
+            // Base64 may begin with `+`, `/` or `-`; a run of those is no token.
+            if end - start < MIN_NEAR_TOKEN
                 || end - start > 512
-                || !line[start].is_ascii_alphanumeric()
+                || !(line[start].is_ascii_alphanumeric()
+                    || (matches!(line[start], b'+' | b'/' | b'-' | b'_')
+                        && !line[start..].starts_with(b"//")
+                        && line[start + 1..end.min(start + 3)]
+                            .iter()
+                            .any(u8::is_ascii_alphanumeric)))
                 || !opens
                 || !closes
             {
@@ -543,6 +583,7 @@ impl Redactor {
             }
             let token = &line[start..end];
             if random_token(&line[..start], token)
+                && !is_filler(token)
                 && mentions_near_keyword(&line[..start], &line[end..])
             {
                 spans.push(Span {
@@ -554,6 +595,10 @@ impl Redactor {
         }
     }
 }
+
+/// The shortest random token the near-keyword scan considers: fourteen characters, the
+/// length of the shortest keyword-anchored formats (LinkedIn, Dropbox app keys).
+const MIN_NEAR_TOKEN: usize = 14;
 
 fn is_token_byte(b: u8) -> bool {
     TOKEN_BYTES[usize::from(b)]
@@ -746,7 +791,11 @@ fn classes(value: &[u8]) -> (bool, bool, bool, bool) {
 
 /// A value that looks like a machine-generated token rather than a word or an identifier.
 fn looks_opaque(value: &[u8]) -> bool {
-    if value.len() < 8 || is_placeholder(value) || is_identifier_words(value) {
+    if value.len() < 8
+        || is_placeholder(value)
+        || is_identifier_words(value)
+        || implausible_alphabet(value)
+    {
         return false;
     }
     let (lower, upper, digit, _) = classes(value);
@@ -794,14 +843,42 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     while let Some(rest) = v.strip_suffix(b"=") {
         v = rest;
     }
-    // Cheap tests first: most candidates in code are identifiers without digits.
-    if v.len() < 16
-        || !v.iter().any(u8::is_ascii_digit)
-        || !v.iter().any(u8::is_ascii_alphabetic)
-        || !v
-            .split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
-            .any(random_segment)
-    {
+    // Cheap tests first: most candidates in code are identifiers without digits. A long
+    // token of dense mixed-case letters with few digits (a base64url secret can have one or
+    // none) counts too.
+    if v.len() < MIN_NEAR_TOKEN {
+        return false;
+    }
+    let digits = v.iter().any(u8::is_ascii_digit);
+    let letters = v.iter().any(u8::is_ascii_alphabetic);
+    let mixed_segments = || {
+        digits
+            && letters
+            && v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=' | b'~'))
+                .any(random_segment)
+    };
+    // A shorter token must show it more: many switches between letters and digits.
+    let short_random = || {
+        v.len() >= 16
+            || v.windows(2)
+                .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+                .count()
+                >= 5
+    };
+    // Letters and digits at an entropy that words joined by separators do not reach, even
+    // when the digits are too few to make a segment look random. The cheap byte tests run
+    // first; the entropy and the word tests only for what passes them.
+    let dense_mixed = || {
+        v.len() >= 20
+            && digits
+            && letters
+            && v.iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'/'))
+            && entropy(v) >= 4.0
+            && !reads_as_words(v)
+            && !segments_read_as_words(v)
+    };
+    if !((mixed_segments() && short_random()) || dense_mixed() || dense_letters(v)) {
         return false;
     }
     // A path segment or a member (`Suite::Chacha20Poly1305`, `.v2Beta3Client`) is code.
@@ -815,7 +892,12 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     {
         return false;
     }
-    if is_placeholder(v) || is_identifier_words(v) || is_uuid(v) {
+    if is_placeholder(v)
+        || is_identifier_words(v)
+        || is_uuid(v)
+        || is_traceparent(v)
+        || implausible_alphabet(v)
+    {
         return false;
     }
     let lower = v.to_ascii_lowercase();
@@ -838,9 +920,68 @@ fn random_token(before: &[u8], value: &[u8]) -> bool {
     }
     let hex = v.iter().all(u8::is_ascii_hexdigit);
     if hex {
+        // A hex value on a line that names a digest is one (`checksum … = "…"`).
+        let line = before.to_ascii_lowercase();
+        if DIGEST_WORDS.iter().any(|w| find(&line, w).is_some()) {
+            return false;
+        }
         return v.len() >= 20 && entropy(v) >= 3.0;
     }
     entropy(v) >= 3.3
+}
+
+/// Words that make a hex value on their line a digest or a revision, not a key.
+const DIGEST_WORDS: &[&[u8]] = &[
+    b"checksum",
+    b"digest",
+    b"sha1",
+    b"sha256",
+    b"sha512",
+    b"md5",
+    b"integrity",
+    b"commit",
+    b"revision",
+    b"etag",
+    b"guid",
+    b"uuid",
+];
+
+/// Twenty-four or more characters of both cases whose entropy (4.2 bits a byte and up)
+/// only generated text reaches; identifiers of words stay below it.
+fn dense_letters(v: &[u8]) -> bool {
+    v.len() >= 24
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+        && v.iter().any(u8::is_ascii_lowercase)
+        && v.iter().any(u8::is_ascii_uppercase)
+        && entropy(v) >= 4.2
+        && !reads_as_words(v)
+        && !segments_read_as_words(v)
+}
+
+/// Mixed-case text whose humps are mostly pronounceable words of three letters or more
+/// (`FMRB_OnlyReadsInaccessibleOrArgMem`, `xmlSecGCryptAppGetDefaultPwdCallback`): an
+/// identifier. Random mixed-case text cuts into humps that are rarely words: at 60% of its
+/// letters in such humps, about 3 in 100 random tokens pass for a name.
+fn reads_as_words(v: &[u8]) -> bool {
+    if !(v.iter().any(u8::is_ascii_lowercase) && v.iter().any(u8::is_ascii_uppercase)) {
+        return false;
+    }
+    let words = split_words(v);
+    let total: usize = words.iter().map(Vec::len).sum();
+    let wordy: usize = words
+        .iter()
+        .filter(|w| {
+            let letters = w.iter().filter(|b| b.is_ascii_alphabetic()).count();
+            let vowels = w
+                .iter()
+                .filter(|b| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u'))
+                .count();
+            letters >= 3 && vowels * 5 >= letters && vowels * 5 <= letters * 3
+        })
+        .map(Vec::len)
+        .sum();
+    total > 0 && wordy * 5 >= total * 3
 }
 
 /// Whether the line around a token (not the token itself, whose random letters may spell
@@ -870,6 +1011,16 @@ fn random_segment(segment: &[u8]) -> bool {
     switches >= 3
 }
 
+/// A W3C trace context header value: `00-<32 hex>-<16 hex>-<2 hex>`.
+fn is_traceparent(v: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .zip([2, 32, 16, 2])
+            .all(|(p, n)| p.len() == n && p.iter().all(u8::is_ascii_hexdigit))
+}
+
 fn is_uuid(v: &[u8]) -> bool {
     v.len() == 36
         && v.iter().enumerate().all(|(i, b)| {
@@ -885,30 +1036,312 @@ fn is_uuid(v: &[u8]) -> bool {
 fn is_placeholder(value: &[u8]) -> bool {
     let lower = value.to_ascii_lowercase();
     let has = |needle: &[u8]| find(&lower, needle).is_some();
-    matches!(value.first(), Some(b'$' | b'%' | b'<' | b'{' | b'*'))
+    is_template(value)
         || has(b"${")
         || has(b"{{")
         || has(b"#{")
-        || has(b"%s")
-        || has(b"%(")
-        || has(b"%v")
+        || has(b"<%")
+        || has_format_verb(value)
         || has(b"xxxx")
-        || has(b"****")
+        || has(b"***")
         || has(b"...")
         || has(b"your_")
         || has(b"your-")
         || has(b"placeholder")
         || has(b"redacted")
         || has(b"changeme")
+        || has(b"replace_with")
+        || has(b"replace-with")
+        || has(b"replace_me")
+        || has(b"insert_")
+        || has(b"_here")
+        || has(b"-here")
         || matches!(
             lower.as_slice(),
             b"password" | b"pass" | b"passwd" | b"pwd" | b"secret" | b"token" | b"user"
         )
 }
 
+/// A whole value that is a template variable or a reference: `$VAR`, `${…}`, `$(…)`,
+/// `%VAR%`, `<your-key>`, `{0}`, `{name}`, `@TOKEN@`, `:name`.
+fn is_template(v: &[u8]) -> bool {
+    let ident = |s: &[u8]| {
+        !s.is_empty()
+            && s.iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    };
+    match (v.first(), v.last()) {
+        (Some(b'$'), _) => {
+            matches!(v.get(1), Some(b'{' | b'('))
+                || ident(&v[1..])
+                || v[1..]
+                    .split(|&b| b == b':')
+                    .filter(|part| !part.is_empty())
+                    .all(|part| ident(part) && part.len() < 40)
+        }
+        (Some(b'%'), Some(b'%')) => v.len() > 2 && ident(&v[1..v.len() - 1]),
+        (Some(b'<'), _) => v.contains(&b'>'),
+        (Some(b'{'), Some(b'}')) => true,
+        (Some(b'@'), Some(b'@')) => {
+            let inner: &[u8] = {
+                let start = v.iter().position(|&b| b != b'@').unwrap_or(v.len());
+                let end = v.iter().rposition(|&b| b != b'@').map_or(start, |e| e + 1);
+                &v[start..end.max(start)]
+            };
+            ident(inner)
+        }
+        _ => false,
+    }
+}
+
+/// A printf or `%(name)s` verb standing alone, not `%s` inside random text (`c%sq`).
+fn has_format_verb(v: &[u8]) -> bool {
+    v.iter().enumerate().any(|(i, &b)| {
+        if b != b'%' || (i > 0 && v[i - 1].is_ascii_alphanumeric()) {
+            return false;
+        }
+        let rest = &v[i + 1..];
+        let verb = |r: &[u8]| {
+            matches!(r.first(), Some(b's' | b'v' | b'd' | b'q'))
+                && !r.get(1).is_some_and(u8::is_ascii_alphanumeric)
+        };
+        verb(rest)
+            || (rest.first() == Some(&b'(')
+                && rest.iter().position(|&c| c == b')').is_some_and(|close| {
+                    close > 1
+                        && rest[1..close]
+                            .iter()
+                            .all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                        && verb(&rest[close + 1..])
+                }))
+    })
+}
+
+/// Values printed in providers' documentation and filler standing in for a token: they
+/// match a format but protect nothing. `EXAMPLE` in the value (AWS's documented keys), a run
+/// of one filler character (`XXXXXX`, `******`, `000000`, `......`), one character making up
+/// most of the value (`AAAA…==`), a run of the alphabet (`abcdefgh`), and the few
+/// well-known example tokens of providers' docs.
+fn is_filler(v: &[u8]) -> bool {
+    if v.len() < 8 {
+        return false;
+    }
+    if v.windows(7).any(|w| w.eq_ignore_ascii_case(b"example")) || DOCUMENTED_EXAMPLES.contains(&v)
+    {
+        return true;
+    }
+    let mut counts = [0usize; 256];
+    let (mut run, mut longest_filler, mut sequence, mut longest_sequence) = (0, 0, 0, 0);
+    for (i, &b) in v.iter().enumerate() {
+        counts[usize::from(b)] += 1;
+        run = if i > 0 && v[i - 1] == b { run + 1 } else { 1 };
+        if matches!(b, b'x' | b'X' | b'*' | b'#' | b'0' | b'.') {
+            longest_filler = longest_filler.max(run);
+        }
+        // Letters only: ten digits in a row (`0123456789`) are a fake someone typed, but
+        // also the whole digit alphabet, and fixtures use them as the random part.
+        sequence = if i > 0 && b.is_ascii_alphabetic() && v[i - 1].wrapping_add(1) == b {
+            sequence + 1
+        } else {
+            1
+        };
+        longest_sequence = longest_sequence.max(sequence);
+    }
+    let dominant = counts.iter().max().copied().unwrap_or(0);
+    longest_filler >= 6 || longest_sequence >= 8 || (v.len() >= 12 && dominant * 2 > v.len())
+}
+
+/// Example tokens that providers print in their documentation, verbatim.
+const DOCUMENTED_EXAMPLES: &[&[u8]] = &[
+    // Stripe's API reference.
+    b"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    b"pk_test_TYooMQauvdEDq54NiTphI7jx",
+    b"sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    // GitHub's docs on token formats.
+    b"ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    // Slack's and Mailgun's API docs, Google's Maps samples.
+    b"xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
+    b"key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+    b"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+    // The token jwt.io shows by default.
+    b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+];
+
+/// Text whose alphabet makes a credential implausible however random it looks: a long run
+/// over at most five symbols (a DNA or RNA sequence, a bit string) or letters of one case
+/// only (words run together, a protein sequence); generated credentials mix in digits.
+fn implausible_alphabet(v: &[u8]) -> bool {
+    if v.len() < 16 {
+        return false;
+    }
+    let mut seen = [false; 256];
+    for &b in v {
+        seen[usize::from(b)] = true;
+    }
+    let distinct = seen.iter().filter(|&&s| s).count();
+    let one_case = v.len() >= 20
+        && (v.iter().all(u8::is_ascii_lowercase) || v.iter().all(u8::is_ascii_uppercase));
+    distinct <= 5 || one_case
+}
+
+/// Text no password generator writes: lower-case letters only (a word, `poneyland`), or
+/// escaped line breaks (`hell\\0o\\r\\nBread:` is the text of a request).
+fn is_prose(v: &[u8]) -> bool {
+    let vowels = v
+        .iter()
+        .filter(|b| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'))
+        .count();
+    // Random lower-case letters (a Google app password) are neither: few vowels, long
+    // consonant runs.
+    (v.iter().all(u8::is_ascii_lowercase) && vowels * 4 >= v.len() && segment_reads_as_word(v))
+        || v.windows(2).any(|w| w == b"\\n" || w == b"\\r")
+}
+
+/// A version or build string: `1.2.3`, `v3.2.2-rc.5+build.7`.
+fn is_version(v: &[u8]) -> bool {
+    let digits = v.strip_prefix(b"v").unwrap_or(v);
+    digits.first().is_some_and(u8::is_ascii_digit)
+        && digits
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || **b == b'.')
+            .filter(|b| **b == b'.')
+            .count()
+            >= 1
+}
+
+/// A file-system path made of names (`/etc/app/secret.json`, `./certs/server.key`,
+/// `C:\\data\\key.pem`), not base64 that happens to begin with `/`.
+fn looks_like_path(v: &[u8]) -> bool {
+    let lower = v.to_ascii_lowercase();
+    let rooted = lower.starts_with(b"/")
+        || lower.starts_with(b"./")
+        || lower.starts_with(b"../")
+        || lower.starts_with(b"~/")
+        || (v.len() > 2
+            && v[0].is_ascii_alphabetic()
+            && v[1] == b':'
+            && matches!(v[2], b'\\' | b'/'));
+    // `certs/end.key`, `SOFTWARE\\Microsoft\\VisualStudio`: separated names, the last with
+    // an extension, or names only.
+    let separators = v.iter().filter(|&&b| b == b'/' || b == b'\\').count();
+    let last = v.rsplit(|&b| b == b'/' || b == b'\\').next().unwrap_or(v);
+    let extension = last
+        .iter()
+        .rposition(|&b| b == b'.')
+        .is_some_and(|dot| dot > 0 && (1..=5).contains(&(last.len() - dot - 1)));
+    let relative = separators >= 1
+        && (extension
+            || (separators >= 2
+                && v.split(|&b| b == b'/' || b == b'\\')
+                    .all(|s| !s.is_empty() && segment_reads_as_word(s))));
+    (rooted || relative)
+        && !v.contains(&b'+')
+        && !v.ends_with(b"=")
+        && v.split(|b| matches!(b, b'/' | b'\\'))
+            .all(|segment| segment.len() < 20 || !random_segment(segment))
+}
+
+/// A piece of a name that reads as a word: its letters, cut at digits, are pieces of at
+/// most three letters or hold a vowel and no run of five consonants (`chacha20`,
+/// `x25519`, `Microsoft`), which random letters rarely manage.
+fn segment_reads_as_word(segment: &[u8]) -> bool {
+    segment
+        .split(|b| !b.is_ascii_alphabetic())
+        .filter(|part| !part.is_empty())
+        .all(|part| {
+            if part.len() <= 3 {
+                return true;
+            }
+            let vowel = |b: &u8| {
+                matches!(
+                    b.to_ascii_lowercase(),
+                    b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+                )
+            };
+            let mut run = 0;
+            let mut longest = 0;
+            for b in part {
+                run = if vowel(b) { 0 } else { run + 1 };
+                longest = longest.max(run);
+            }
+            part.iter().any(vowel) && longest < 5
+        })
+}
+
+/// Names joined by `_ - . /` (`TLS13_CHACHA20_POLY1305_SHA256`, `riscv64gc-unknown-linux`):
+/// every piece reads as a word.
+fn segments_read_as_words(v: &[u8]) -> bool {
+    v.split(|b| matches!(b, b'_' | b'-' | b'.' | b'/' | b'+'))
+        .filter(|s| !s.is_empty())
+        .all(segment_reads_as_word)
+}
+
+/// Whether a name (`NAME` of `NAME=value`) is an identifier: a letter or `_`, then letters,
+/// digits, `_`, `.` or `-`.
+fn is_name(v: &[u8]) -> bool {
+    v.first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && v.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// The password of `scheme://user:password@host`, unless it is a placeholder or a
+/// documented default that repeats the user name (`guest:guest`).
+fn url_password(user: &[u8], password: &[u8]) -> bool {
+    password.len() >= 3
+        && !is_placeholder(password)
+        && !(password.len() < 16 && user.eq_ignore_ascii_case(password))
+}
+
+/// The value of `Password=`/`Pwd=` in a connection string: the line must hold another key of
+/// one (`Server=`, `User ID=`, `jdbc:`, …), and the value must not be a placeholder.
+fn connection_password(line: &[u8], value: &[u8]) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let context = CONNECTION_KEYS.iter().any(|k| find(&lower, k).is_some());
+    context
+        && value.len() >= 3
+        && !is_placeholder(value)
+        && !is_identifier_words(value)
+        && !value.contains(&b'+')
+        && !matches!(
+            value.first(),
+            Some(b'$' | b'{' | b'%' | b'"' | b'\'' | b'(' | b'[')
+        )
+}
+
+/// Keys that make a line a connection string (ADO.NET, ODBC, JDBC, libpq, Azure).
+const CONNECTION_KEYS: &[&[u8]] = &[
+    b"server=",
+    b"data source=",
+    b"datasource=",
+    b"host=",
+    b"hostname=",
+    b"uid=",
+    b"user id=",
+    b"userid=",
+    b"user=",
+    b"username=",
+    b"database=",
+    b"initial catalog=",
+    b"driver=",
+    b"dsn=",
+    b"provider=",
+    b"port=",
+    b"dbname=",
+    b"endpoint=",
+    b"accountname=",
+    b"jdbc:",
+    b"odbc",
+    b"://",
+];
+
 /// Identifier-shaped text made of words: `access_token`, `X-Api-Key`, `db.password`,
 /// `GITHUB_TOKEN`, `AccessToken`. Such values name a secret; they are not one.
 fn is_identifier_words(value: &[u8]) -> bool {
+    // `_make_key`, `__token__`: the underscores of a private or magic name.
+    let value = value.trim_ascii();
+    let start = value.iter().take_while(|&&b| b == b'_').count();
+    let value = &value[start..];
     if value.is_empty() || !value[0].is_ascii_alphabetic() {
         return false;
     }
@@ -930,7 +1363,24 @@ fn is_identifier_words(value: &[u8]) -> bool {
     if words.len() > 6 || vowelless > 2 || single > 1 {
         return false;
     }
+    // Mostly two- and three-letter humps with digits among them (`ZKCCo4KHMBah9`) is a
+    // generated password cut into humps, not a name.
+    let short = words.iter().filter(|w| w.len() <= 3).count();
+    let with_digits = words
+        .iter()
+        .filter(|w| w.iter().any(u8::is_ascii_digit))
+        .count();
+    let (lower, upper, _, _) = classes(value);
+    let humps = (short * 2 >= words.len() && with_digits >= 2)
+        || (short * 5 >= words.len() * 4 && with_digits >= 1);
+    if words.len() >= 3 && humps && lower && upper {
+        return false;
+    }
     words.iter().all(|w| {
+        // `_0`, `_2`: a counter between words.
+        if w.len() <= 2 && w.iter().all(u8::is_ascii_digit) {
+            return true;
+        }
         let letters = w.iter().take_while(|b| b.is_ascii_alphabetic()).count();
         let tail = &w[letters..];
         // Short words (`x`, `db`, `src`, `npm`) need no vowel; longer ones must read as words.
@@ -1274,12 +1724,26 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
         .collect();
-    // Comparisons are never assignments.
+    // Comparisons are never assignments, but a credential compared with a literal that
+    // reads as a password is a hard-coded one (`if password == "S3cr3t!"`; Nosey Parker
+    // `np.generic.15`).
     if matches!(
         op_trim.as_slice(),
         b"==" | b"===" | b"!=" | b"!==" | b"<=" | b">="
     ) {
-        return None;
+        let v = group(m.v).as_bytes();
+        return match quoted_content(v) {
+            Some((skip, len))
+                if op_trim.len() >= 2
+                    && op_trim[0] != b'<'
+                    && op_trim[0] != b'>'
+                    && classify_name(name.as_bytes()) == NameKind::Strong
+                    && password_like(&v[skip..skip + len]) =>
+            {
+                Some((value.start() + skip, value.start() + skip + len))
+            }
+            _ => None,
+        };
     }
     let raw_name = name.as_bytes();
     // Whitespace as the operator only binds a command-line flag (`--password hunter2`) or a
@@ -1301,8 +1765,13 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
     {
         return None;
     }
-    // `>` only closes an XML element: `<password>…</password>`.
-    if op_trim == b">" && !(name.start() > 0 && line[name.start() - 1] == b'<') {
+    // `>` only closes an XML element: `<password>…</password>`; the value runs to its end
+    // tag (`<password>@host` in a URL template is not an element).
+    if op_trim == b">"
+        && !(name.start() > 0
+            && line[name.start() - 1] == b'<'
+            && line[value.end()..].starts_with(b"</"))
+    {
         return None;
     }
     let kind = classify_name(raw_name);
@@ -1311,6 +1780,7 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
     }
     let v = value.as_bytes();
     let after = line.get(value.end()).copied();
+    let quoted = quoted_content(v).is_some();
     let (content, start) = match quoted_content(v) {
         Some((skip, len)) => (&v[skip..skip + len], value.start() + skip),
         None if bare_comma => (v, value.start()),
@@ -1340,7 +1810,7 @@ fn assignment_value(m: &assignment::Assignment, line: &[u8]) -> Option<(usize, u
     let secret = match kind {
         _ if bare_comma => random_token(&line[..start], content),
         NameKind::Strong => quoted_or_literal_is_secret(content),
-        NameKind::Weak => strong_value(content),
+        NameKind::Weak => strong_value(content) || (quoted && password_like(content)),
         NameKind::None => false,
     };
     secret.then_some((start, start + content.len()))
@@ -1396,14 +1866,30 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
     {
         return false;
     }
-    // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`.
+    // Dotted or scoped references: `cfg.APIKey`, `process.env.SECRET`, `Config::KEY`, each
+    // part an identifier (`OGi1iQ.L8!ljqg` is not one).
+    let part_is_identifier = |part: &[u8]| {
+        let part = part
+            .strip_suffix(b"!")
+            .or(part.strip_suffix(b"?"))
+            .unwrap_or(part);
+        part.first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'&'))
+            && part
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'&'))
+    };
     let is_path = v.iter().all(|&b| {
         b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$' | b'!' | b'?' | b'&')
-    }) && (v.windows(2).any(|w| w == b"::")
-        || (v.contains(&b'.')
-            && split_words(v)
-                .iter()
-                .all(|w| w.iter().any(u8::is_ascii_alphabetic))));
+    }) && v
+        .split(|&b| matches!(b, b'.' | b':'))
+        .filter(|part| !part.is_empty())
+        .all(part_is_identifier)
+        && (v.windows(2).any(|w| w == b"::")
+            || (v.contains(&b'.')
+                && split_words(v)
+                    .iter()
+                    .all(|w| w.iter().any(u8::is_ascii_alphabetic))));
     if is_path || v.starts_with(b"&") || v.starts_with(b"!") || v.starts_with(b"*") {
         return false;
     }
@@ -1442,6 +1928,7 @@ fn unquoted_is_literal(v: &[u8], context: &Context<'_>, kind: NameKind) -> bool 
 
 /// A numeric literal of code: `0xC0000465_u32`, `1048576i32`, `16384u32`, `3.5f64`.
 fn is_number_literal(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
     let lower = v.to_ascii_lowercase();
     if let Some(hex) = lower.strip_prefix(b"0x") {
         return hex.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_');
@@ -1487,11 +1974,10 @@ fn quoted_or_literal_is_secret(v: &[u8]) -> bool {
         return false;
     }
     let lower = v.to_ascii_lowercase();
-    if lower.starts_with(b"/")
-        || lower.starts_with(b"./")
-        || lower.starts_with(b"~/")
-        || find(&lower, b"://").is_some()
-    {
+    if looks_like_path(v) || find(&lower, b"://").is_some() {
+        return false;
+    }
+    if implausible_alphabet(v) || is_version(v) || is_traceparent(v) || is_prose(v) {
         return false;
     }
     if TYPE_WORDS.contains(&lower.as_slice()) || COMMON_VALUES.contains(&lower.as_slice()) {
@@ -1574,11 +2060,34 @@ fn strong_value(v: &[u8]) -> bool {
     {
         return false;
     }
-    if is_identifier_words(v) {
+    if is_identifier_words(v) || implausible_alphabet(v) || looks_like_path(v) {
         return false;
     }
     let (lower, upper, digit, _) = classes(v);
     (lower || upper) && digit && entropy(v) >= 3.5
+}
+
+/// A quoted value under a loose name (`pass`, `pw`, `key` alone) that reads as a password:
+/// upper- and lower-case letters and digits, or letters, digits and punctuation, and no
+/// words or template.
+fn password_like(v: &[u8]) -> bool {
+    if v.len() < 8
+        || v.len() > 128
+        || is_prose(v)
+        || is_placeholder(v)
+        || v.iter().any(|b| b.is_ascii_whitespace())
+        || is_identifier_words(v)
+        || is_version(v)
+        || looks_like_path(v)
+        || find(&v.to_ascii_lowercase(), b"://").is_some()
+    {
+        return false;
+    }
+    let (lower, upper, digit, _) = classes(v);
+    let punctuation = v
+        .iter()
+        .any(|b| b.is_ascii_punctuation() && !matches!(b, b'_' | b'-' | b'.' | b'/' | b':'));
+    ((lower && upper && digit) || ((lower || upper) && digit && punctuation)) && entropy(v) >= 3.0
 }
 
 #[cfg(test)]
@@ -1677,6 +2186,13 @@ mod rule_tests {
     #[test]
     fn every_rule_compiles() {
         assert_eq!(Redactor::new().compile_all().len(), RULES.len());
+    }
+
+    #[test]
+    fn keyword_providers_are_near_providers() {
+        for p in catalog::KEYWORD_PROVIDERS {
+            assert!(catalog::NEAR_PROVIDERS.contains(p), "{p}");
+        }
     }
 
     fn assignment_rule() -> usize {

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Record the repositories the corpus is mined from (testdata/corpus/repos.json).
+
+Usage:
+    python3 scripts/corpus/repos.py            # (re)write repos.json and fetch-list.txt
+                                               # from the snapshots named in fetch-list.txt
+
+Run once, after fetching: it records each snapshot's HEAD commit, so that mine.py and
+build.py later walk from that commit even if a newer snapshot is fetched. A repository
+already in repos.json keeps its recorded HEAD (delete its entry to move it). The language is
+the most common source language (by file count, tests and vendored files excluded) in the
+recorded tree. Refuses the repositories kept for independent evaluation.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (  # noqa: E402
+    ADVISORIES, DEFAULT_MIRRORS, HERE, LANG_BY_EXT, REPOS_JSON, VENDOR_PATH, ext_of, git, is_test,
+    mirror_dir, refuse_blocked,
+)
+from advisories import ADVISORY_DBS  # noqa: E402
+
+FETCH_LIST = os.path.join(HERE, "fetch-list.txt")
+
+
+def repo_lang(gd: str, head: str) -> str:
+    names = git(gd, "ls-tree", "-r", "-z", "--name-only", head).split(b"\0")
+    c: Counter = Counter()
+    for n in names:
+        p = n.decode("utf-8", "replace")
+        if not p or is_test(p) or VENDOR_PATH.search(p):
+            continue
+        lang = LANG_BY_EXT.get(ext_of(p))
+        if lang and lang not in ("template", "shell", "sql"):
+            c[lang] += 1
+    if not c:
+        return "unknown"
+    if c["typescript"] and c["typescript"] >= c["javascript"] / 2:
+        c["typescript"] += c["javascript"]
+        c["javascript"] = 0
+    if c["cpp"] and c["cpp"] >= c["c"] / 3 and c["c"]:
+        pass
+    return sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mirrors", default=DEFAULT_MIRRORS)
+    args = ap.parse_args()
+    with open(FETCH_LIST, encoding="utf-8") as f:
+        names = [l.split("#")[0].strip() for l in f]
+    names = [n for n in names if n]
+    old = {}
+    if os.path.exists(REPOS_JSON):
+        with open(REPOS_JSON, encoding="utf-8") as f:
+            d = json.load(f)
+        old = {r["repo"]: r for r in d.get("repos", []) + d.get("advisory_dbs", [])}
+    adv_count: Counter = Counter()
+    adv_dbs: dict[str, set] = {}
+    if os.path.exists(ADVISORIES):
+        with open(ADVISORIES, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                adv_count[r["repo"]] += 1
+                adv_dbs.setdefault(r["repo"], set()).add(r["db"])
+    repos, dbs = [], []
+    for n in names:
+        refuse_blocked(n)
+        gd = mirror_dir(args.mirrors, n)
+        head = old.get(n, {}).get("head") or git(gd, "rev-parse", "HEAD").decode().strip()
+        if n in ADVISORY_DBS:
+            dbs.append({"repo": n, "head": head, "why": "advisory database: fix-commit URLs, CWE ids, summaries"})
+            continue
+        lang = old.get(n, {}).get("lang") or repo_lang(gd, head)
+        k = adv_count.get(n.lower(), 0)
+        if k:
+            why = (f"{k} advisory rows name fix commits here ({', '.join(sorted(adv_dbs[n.lower()]))}); "
+                   f"active {lang} project with a readable commit history")
+        else:
+            why = f"active, medium-size {lang} project (snapshot under the size limits); fix and benign commits found by message rules"
+        if n in old and old[n].get("why"):
+            why = old[n]["why"]
+        repos.append({"repo": n, "head": head, "lang": lang, "advisory_rows": k, "why": why})
+    repos.sort(key=lambda r: r["repo"].lower())
+    dbs.sort(key=lambda r: r["repo"].lower())
+    doc = {"advisory_dbs": dbs, "repos": repos}
+    with open(REPOS_JSON, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    print(f"wrote {REPOS_JSON}: {len(repos)} repositories, {len(dbs)} advisory databases")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
