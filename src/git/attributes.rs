@@ -258,6 +258,7 @@ mod tests {
                     attributes_tree: false,
                     staging_ignores_index: true,
                     places_worktree: false,
+                    default_big_file_threshold: true,
                 }),
             },
         }

@@ -79,6 +79,10 @@ pub struct ConfigFacts {
     /// `core.worktree` is set or `core.bare` is true: the config itself says where the
     /// working tree is, so only `rev-parse` may answer.
     pub places_worktree: bool,
+    /// `core.bigFileThreshold` is unset: git's diff calls a file binary by its bytes alone,
+    /// never by its size below 512 MiB, so a new file's change can be written without git
+    /// (see [`crate::git::turn`]).
+    pub default_big_file_threshold: bool,
 }
 
 impl Repo {
@@ -347,7 +351,7 @@ fn is_executable(path: &Path) -> bool {
 
 /// The keys [`read_config`] asks for, as `git config --get-regexp` matches them: section and
 /// variable names lower-cased.
-const CONFIG_KEYS: &str = r"^(filter\..*|core\.(attributesfile|filemode|symlinks|ignorecase|autocrlf|worktree|bare)|attr\.tree)$";
+const CONFIG_KEYS: &str = r"^(filter\..*|core\.(attributesfile|filemode|symlinks|ignorecase|autocrlf|worktree|bare|bigfilethreshold)|attr\.tree)$";
 
 /// One `git config` for every scope: the names of the configured filter drivers
 /// (`filter.<name>.*`) and the [`ConfigFacts`].
@@ -408,6 +412,7 @@ fn parse_config(out: &[u8]) -> (Vec<Vec<u8>>, ConfigFacts) {
         staging_ignores_index,
         places_worktree: last.contains_key(&b"core.worktree"[..])
             || word(b"core.bare").is_some_and(|v| !is_false(&v)),
+        default_big_file_threshold: !last.contains_key(&b"core.bigfilethreshold"[..]),
     };
     (names, config)
 }
@@ -505,7 +510,13 @@ mod tests {
                 attributes_tree: false,
                 staging_ignores_index: true,
                 places_worktree: false,
+                default_big_file_threshold: true,
             }
+        );
+        assert!(
+            !facts(&["core.bigfilethreshold\n100k"])
+                .1
+                .default_big_file_threshold
         );
         let (names, config) = facts(&[
             "filter.lfs.clean\ngit-lfs clean -- %f",

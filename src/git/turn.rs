@@ -6,10 +6,12 @@
 //! the baseline. Then one of four ways:
 //! - **nothing** differs and the private index is still the baseline's: no further git;
 //! - **files**, on a small repository, whose private index is itself the baseline
-//!   ([`snapshot::baseline`]): the paths the index does not track are marked intent-to-add
-//!   (`git add -N`, only when there are any) and one `git diff-files` limited to the paths
-//!   compares the baseline index with the working tree. No blob, index or tree is written for
-//!   the turn: git reads the changed files as it diffs them. That is the content staging
+//!   ([`snapshot::baseline`]): one `git diff-files` limited to the paths compares the
+//!   baseline index with the working tree, and the paths the index does not track are written
+//!   as added files without git ([`diff::added`]) — or, when a path is gone and a rename could
+//!   pair it with one of them, marked intent-to-add first (`git add -N`) for git to diff with
+//!   the rest. No blob, index or tree is written for the turn: git reads the changed files as
+//!   it diffs them. That is the content staging
 //!   would have stored when reading a file converts nothing and its mode comes from the file
 //!   alone — the conditions of the limited way below, which it shares (line endings, for one,
 //!   are converted differently by a diff and by staging under `core.autocrlf`);
@@ -131,7 +133,15 @@ pub fn changes_since(
         } else if scan.stage.is_empty() {
             Way::Nothing
         } else if no_attributes && fits && limited_is_exact(repo, run, &scan) {
-            if deferred { Way::Files } else { Way::Limited }
+            if !deferred {
+                Way::Limited
+            } else if default_big_file_threshold(repo) {
+                Way::Files
+            } else {
+                // Git's diff calls a blob over `core.bigFileThreshold` binary, but not a
+                // symbolic link it reads from the working tree: only blobs agree.
+                Way::Whole
+            }
         } else {
             Way::Whole
         };
@@ -194,8 +204,11 @@ pub fn changes_since(
     })
 }
 
-/// The files way: new paths marked intent-to-add in the private index (the baseline), then
-/// `diff-files` on the walk's paths, with the attribute lookup beside it.
+/// The files way: `diff-files` on the walk's paths, with the attribute lookup beside it. New
+/// paths are written as added files here ([`diff::added`]) when no rename can pair one with
+/// anything — no path the baseline tracks is gone, so `-M` has no source; otherwise they are
+/// marked intent-to-add in the private index (the baseline) first, and git diffs them with
+/// the rest.
 #[allow(clippy::too_many_arguments)]
 fn files_way(
     git: &Git,
@@ -209,10 +222,15 @@ fn files_way(
 ) -> Result<Turn, GitError> {
     std::thread::scope(|scope| {
         let lookup = (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, paths)));
-        let changes = mark_new(run, &scan.untracked).and_then(|()| {
-            let staged: Vec<&[u8]> = scan.staged_paths().collect();
-            diff::diff_files(git, repo, store, base, &staged, &scan.oversized)
-        });
+        let changes = match added_without_git(repo, scan) {
+            Some((tracked, added)) => {
+                diff::diff_files(git, repo, store, base, &tracked, added, &scan.oversized)
+            }
+            None => mark_new(run, &scan.untracked).and_then(|()| {
+                let staged: Vec<&[u8]> = scan.staged_paths().collect();
+                diff::diff_files(git, repo, store, base, &staged, Vec::new(), &scan.oversized)
+            }),
+        };
         let attributes = match lookup {
             None => Ok(attributes::unspecified(repo, paths)),
             Some(job) => join(job, "check-attr"),
@@ -223,6 +241,40 @@ fn files_way(
             way: Way::Files,
         })
     })
+}
+
+/// The walk's tracked paths and the changes of its new ones, written without git, when that
+/// is exact (see [`files_way`]); `None` when git must mark them intent-to-add.
+fn added_without_git<'a>(repo: &Repo, scan: &'a Scan) -> Option<(Vec<&'a [u8]>, Vec<Change>)> {
+    if !default_big_file_threshold(repo) || scan.untracked.is_empty() {
+        return None;
+    }
+    let new: Vec<&[u8]> = scan
+        .untracked
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let tracked: Vec<&[u8]> = scan.staged_paths().filter(|p| !new.contains(p)).collect();
+    let gone =
+        |p: &&[u8]| std::fs::symlink_metadata(repo.top.join(snapshot::path_from_bytes(p))).is_err();
+    if tracked.iter().any(gone) {
+        return None;
+    }
+    let added = new
+        .iter()
+        .map(|p| diff::added(&repo.top, p, repo.format))
+        .collect::<std::io::Result<Vec<Change>>>()
+        .ok()?;
+    Some((tracked, added))
+}
+
+/// Whether `core.bigFileThreshold` is known to be unset: git's diff then calls a file binary
+/// by its bytes alone, wherever it reads them from.
+fn default_big_file_threshold(repo: &Repo) -> bool {
+    repo.facts
+        .config
+        .as_ref()
+        .is_some_and(|c| c.default_big_file_threshold)
 }
 
 /// Marks `untracked` (NUL-separated paths) intent-to-add in the private index: an entry with

@@ -147,11 +147,12 @@ fn names(changes: &[Change]) -> Vec<String> {
 }
 
 /// The hook as Claude Code runs it, with a git that logs: on a small repository without
-/// attribute files a Stop whose turn added a file starts `config`, `status`, `add -N` and
-/// `diff-files` — no `check-attr`, no blob, index or tree written for the turn — and its
-/// decision log says it took the files way; the session's next prompt starts three.
+/// attribute files a Stop whose turn edited a file and added one starts `config`, `status`
+/// and `diff-files` — no `add -N` (the new file's change is written without git, as no path
+/// is gone), no `check-attr`, no blob, index or tree written for the turn — and its decision
+/// log says it took the files way; the session's next prompt starts three.
 #[test]
-fn a_stop_starts_four_git_processes_and_a_prompt_three() {
+fn a_stop_starts_three_git_processes_and_a_prompt_three() {
     let r = base_repo();
     r.write("untracked.txt", "at baseline\n");
     let logged = LoggedGit::new();
@@ -202,7 +203,7 @@ fn a_stop_starts_four_git_processes_and_a_prompt_three() {
         assert!(ran.contains(&"check-attr".to_owned()), "{ran:?}");
         return;
     }
-    assert_eq!(ran, ["add", "config", "diff-files", "status"]);
+    assert_eq!(ran, ["config", "diff-files", "status"]);
     assert_eq!(entry["diff"], "files", "{entry}");
 
     // The session's next prompt from the same directory: the repository it found is
@@ -210,6 +211,53 @@ fn a_stop_starts_four_git_processes_and_a_prompt_three() {
     let out = env.run(&next("UserPromptSubmit"));
     assert_eq!(outcome(&out), "baseline taken", "{out:?}");
     assert_eq!(logged.take(), ["config", "status", "update-index"]);
+}
+
+/// New files' changes written without git are git's own, byte for byte — text with and
+/// without a last newline, empty, one line, binary, executable, a symbolic link, names git
+/// quotes or ends with a tab — and git marks them intent-to-add instead when a path is gone
+/// (a rename may pair them). With `core.bigFileThreshold` set, git's diff of the working tree
+/// and of blobs disagree on binary files, so the files way is not taken at all.
+#[test]
+fn new_files_are_written_as_git_writes_them() {
+    let added = |r: &TestRepo| {
+        r.write("src/lib.rs", "fn main() { edited() }\n")
+            .write("new.txt", "one\ntwo\nthree\n")
+            .write("no newline.txt", "last line")
+            .write("empty", "")
+            .write("one", "x\n")
+            .write("caf\u{e9} \"q\".md", "quoted\r\nname\n")
+            .write("logo.bin", b"\x89PNG\0\0body".as_slice())
+            .write("deep/er/new.rs", "pub fn f() {}\n");
+        use std::os::unix::fs::PermissionsExt;
+        r.write("tool.sh", "#!/bin/sh\n");
+        let p = r.path().join("tool.sh");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink("new.txt", r.path().join("link")).unwrap();
+    };
+    let logged = LoggedGit::new();
+    let logging = logged.git();
+    let r = base_repo();
+    let (stop, _) = stop_after(&r, &logging, || added(&r));
+    assert_eq!(stop.way, Way::Files);
+    assert_eq!(stop.changes.len(), 10, "{:?}", names(&stop.changes));
+    assert!(!logged.take().contains(&"add".to_owned()));
+
+    // A path gone: a rename may pair it with a new file, so git sees them together.
+    let r = base_repo();
+    let (stop, _) = stop_after(&r, &logging, || {
+        added(&r);
+        r.remove("a.txt");
+    });
+    assert_eq!(stop.way, Way::Files);
+    assert!(logged.take().contains(&"add".to_owned()));
+
+    // Git's diff calls a blob over the threshold binary, but not a symbolic link it reads
+    // from the working tree: the files way is not exact, and the whole way is taken.
+    let r = base_repo();
+    r.git(&["config", "core.bigFileThreshold", "5"]);
+    let (stop, _) = stop_after(&r, &logging, || added(&r));
+    assert_eq!(stop.way, Way::Whole);
 }
 
 /// A turn that changed nothing runs one walk after the config: no diff, and no tree written

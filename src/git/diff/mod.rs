@@ -6,8 +6,11 @@
 //! written for the raw record's paths, and the three views are cross-checked (same paths,
 //! same binary verdict, same added/removed line counts) before anything is trusted.
 
+mod added;
 pub mod patch;
 mod raw;
+
+pub(crate) use added::added;
 
 use std::path::Path;
 
@@ -169,15 +172,36 @@ pub(crate) fn diff_index_limited(
 /// when that index is still the baseline, the turn's changes to those paths, the same bytes
 /// [`diff_index`] gives after restaging them — git reads each changed file itself instead of
 /// from a blob written for it. Paths the index does not track must be marked intent-to-add
-/// first, so that they show as added. The raw records' working-tree ids are zeros (they are
-/// not hashed); the patch's `index` lines carry the real ones.
+/// first, so that they show as added, or come as `added` changes made without git
+/// ([`added()`]). With no `paths`, no git runs. The raw records' working-tree ids are zeros
+/// (they are not hashed); the patch's `index` lines carry the real ones.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn diff_files(
     git: &Git,
     repo: &Repo,
     store: &PrivateStore,
     base: &Snapshot,
     paths: &[&[u8]],
+    added: Vec<Change>,
     oversized: &[OversizedFile],
+) -> Result<Vec<Change>, GitError> {
+    let mut changes = if paths.is_empty() {
+        Vec::new()
+    } else {
+        diff_files_of(git, repo, store, paths)?
+    };
+    changes.extend(added);
+    merge_oversized(repo, &mut changes, &base.oversized, oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// One `git diff-files` of `paths`, parsed.
+fn diff_files_of(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    paths: &[&[u8]],
 ) -> Result<Vec<Change>, GitError> {
     let dirs = Dirs::for_read(store)?;
     let runner = Runner {
@@ -191,10 +215,7 @@ pub(crate) fn diff_files(
     let mut cmd = runner.git(Access::Read, &all)?;
     cmd.env("GIT_LITERAL_PATHSPECS", "1");
     cmd.args(paths.iter().map(|p| os_from_bytes(p.to_vec())));
-    let mut changes = raw::parse(&runner.git_output(cmd, None)?)?;
-    merge_oversized(repo, &mut changes, &base.oversized, oversized);
-    changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(changes)
+    raw::parse(&runner.git_output(cmd, None)?)
 }
 
 /// Runs `command` with the fixed options and `args` on the objects of `store` (and, with
