@@ -483,7 +483,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     ]);
     let session = format!("bench-{files}");
 
-    // The first prompt in an empty store writes every tree of the repository once.
+    // The first prompt in an empty store: the whole private index is seeded and walked.
     let first = local.hook(&event("UserPromptSubmit", &session, "first", &repo.root));
     let first_ok = first.outcome() == "baseline taken";
     local.hook(&event("Stop", &session, "first", &repo.root));
@@ -599,7 +599,7 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     }
     if first_ok {
         println!(
-            "| first UserPromptSubmit in an empty store (writes every tree once; one run) | {} | {:.2}× | {:.2}× | {} | {:.2}× |",
+            "| first UserPromptSubmit in an empty store (seeds and walks the whole index; one run) | {} | {:.2}× | {:.2}× | {} | {:.2}× |",
             ms(first.sample.wall),
             ratio(first.sample.wall, floors.status[0].wall),
             ratio(first.sample.wall, floors.add[0].wall),

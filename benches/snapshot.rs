@@ -1,7 +1,7 @@
 //! Snapshot cost against `git status`, on generated repositories of 100 and 50,000 files.
 //!
 //! `cargo bench --bench snapshot` prints, per repository size, the median wall time of the
-//! baseline snapshot (discovery + take, as a session's later UserPromptSubmit runs it: the
+//! baseline snapshot (discovery + baseline, as a session's later UserPromptSubmit runs it: the
 //! remembered repository, its config read again), of the Stop's git work (rediscovery +
 //! [`turn::changes_since`], as the Stop hook runs it) and of `git status --porcelain`, their
 //! ratios, the first-ever baseline (empty tree cache) and the number of git processes each
@@ -81,7 +81,7 @@ fn run(case: &Case) {
     for _ in 0..case.rounds {
         let start = Instant::now();
         let repo = discover_again(&g, &root, &known);
-        let base = snapshot::take(&g, &repo, &store, &opts).unwrap();
+        let base = snapshot::baseline(&g, &repo, &store, &opts).unwrap();
         baseline.push(start.elapsed());
 
         edit();
@@ -175,7 +175,7 @@ fn count_processes(
     let known = Remembered::of(&g, root, &first).unwrap();
     let start = lines();
     let repo = discover_again(&g, root, &known);
-    let base = snapshot::take(&g, &repo, &store, opts).unwrap();
+    let base = snapshot::baseline(&g, &repo, &store, opts).unwrap();
     let base_procs = lines() - start;
     edit();
     let repo = rediscover(&g, &repo);

@@ -5,7 +5,7 @@
 //! One `git status` walk finds the paths that differ from the private index, which still holds
 //! the baseline. Then one of four ways:
 //! - **nothing** differs and the private index is still the baseline's: no further git;
-//! - **files**, on a small repository, whose private index is itself the baseline
+//! - **files**, when the private index is itself the baseline
 //!   ([`snapshot::baseline`]): one `git diff-files` limited to the paths compares the
 //!   baseline index with the working tree, and the paths the index does not track are written
 //!   as added files without git ([`diff::added`]) — or, when a path is gone and a rename could
@@ -15,7 +15,8 @@
 //!   would have stored when reading a file converts nothing and its mode comes from the file
 //!   alone — the conditions of the limited way below, which it shares (line endings, for one,
 //!   are converted differently by a diff and by staging under `core.autocrlf`);
-//! - **limited**, on a larger repository: the paths are staged afresh into a small index of their own
+//! - **limited**, when the baseline wrote its tree (a baseline taken before the files way
+//!   existed, or by a test): the paths are staged afresh into a small index of their own
 //!   (`update-index` reads and writes a few entries, not the whole private index) and one
 //!   `diff-index` limited to those paths compares the baseline tree with it. Outside those
 //!   paths the baseline and the working tree agree, so this is the whole diff, byte for byte,
