@@ -1,10 +1,11 @@
 //! Snapshot cost against `git status`, on generated repositories of 100 and 50,000 files.
 //!
 //! `cargo bench --bench snapshot` prints, per repository size, the median wall time of the
-//! baseline snapshot (discover + take, as the UserPromptSubmit hook runs it), of the second
-//! snapshot + diff (discover + take + diff, as the Stop hook runs it) and of
-//! `git status --porcelain`, their ratios, the first-ever baseline (empty tree cache) and the
-//! number of git processes each hook starts. Pass `--quick` for fewer rounds.
+//! baseline snapshot (discovery + baseline, as a session's later UserPromptSubmit runs it: the
+//! remembered repository, its config read again), of the Stop's git work (rediscovery +
+//! [`turn::changes_since`], as the Stop hook runs it) and of `git status --porcelain`, their
+//! ratios, the first-ever baseline (empty tree cache) and the number of git processes each
+//! hook starts. Pass `--quick` for fewer rounds.
 
 #[path = "support/mod.rs"]
 mod support;
@@ -13,9 +14,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use jev_preflight::git::diff;
 use jev_preflight::git::snapshot::{self, PrivateStore, SnapshotOptions};
-use jev_preflight::git::{self, Discovery, Git, Repo};
+use jev_preflight::git::{self, Discovery, Git, Remembered, Repo, turn};
 use support::{GenRepo, Spec, median, ms};
 
 struct Case {
@@ -24,11 +24,25 @@ struct Case {
     rounds: usize,
 }
 
-fn discover(git: &Git, dir: &Path) -> Repo {
-    match git::discover(git, dir).unwrap() {
+fn found(d: Discovery) -> Repo {
+    match d {
         Discovery::Found(repo) => repo,
         other => panic!("{other:?}"),
     }
+}
+
+fn discover(git: &Git, dir: &Path) -> Repo {
+    found(git::discover(git, dir).unwrap())
+}
+
+/// The UserPromptSubmit's discovery once the session remembers the repository.
+fn discover_again(git: &Git, dir: &Path, known: &Remembered) -> Repo {
+    found(git::discover_again(git, dir, known).unwrap())
+}
+
+/// The Stop's: the repository its prompt found, config read again.
+fn rediscover(git: &Git, known: &Repo) -> Repo {
+    found(git::rediscover(git, known).unwrap())
 }
 
 fn run(case: &Case) {
@@ -50,7 +64,7 @@ fn run(case: &Case) {
     let opts = SnapshotOptions::default();
     let g = Git::default();
 
-    let turn = || gen_repo.turn();
+    let edit = || gen_repo.turn();
     let undo = || gen_repo.undo();
 
     // First-ever baseline: the tree cache is empty, so every tree is written once.
@@ -60,22 +74,23 @@ fn run(case: &Case) {
     let cold = start.elapsed();
     snapshot::purge_prompt(&store).unwrap();
 
+    let known = Remembered::of(&g, &root, &repo).unwrap();
     let (mut baseline, mut stop, mut status) = (Vec::new(), Vec::new(), Vec::new());
     let mut changes = 0;
+    let mut way = "";
     for _ in 0..case.rounds {
         let start = Instant::now();
-        let repo = discover(&g, &root);
-        let base = snapshot::take(&g, &repo, &store, &opts).unwrap();
+        let repo = discover_again(&g, &root, &known);
+        let base = snapshot::baseline(&g, &repo, &store, &opts).unwrap();
         baseline.push(start.elapsed());
 
-        turn();
+        edit();
         let start = Instant::now();
-        let repo = discover(&g, &root);
-        // As the Stop does it: stage the working tree, diff the index against the baseline.
-        let staged = snapshot::stage(&g, &repo, &store, &opts).unwrap();
-        let diff = diff::diff_index(&g, &repo, &store, &base, &staged).unwrap();
+        let repo = rediscover(&g, &repo);
+        let t = turn::changes_since(&g, &repo, &store, &opts, &base).unwrap();
         stop.push(start.elapsed());
-        changes = diff.len();
+        changes = t.changes.len();
+        way = t.way.name();
 
         let start = Instant::now();
         let out = gen_repo
@@ -92,9 +107,9 @@ fn run(case: &Case) {
 
     let (b, s, st) = (median(baseline), median(stop), median(status));
     let ratio = |d: Duration| d.as_secs_f64() / st.as_secs_f64();
-    let (base_procs, stop_procs) = count_processes(&root, &store_dir, &opts, &turn, &undo);
+    let (base_procs, stop_procs) = count_processes(&root, &store_dir, &opts, &edit, &undo);
     println!(
-        "{} files, {} rounds ({} changes in the turn diff)",
+        "{} files, {} rounds ({} changes in the turn diff, the {way} way)",
         case.files, case.rounds, changes
     );
     println!("  git status --porcelain        {:>10}", ms(st));
@@ -105,7 +120,7 @@ fn run(case: &Case) {
         base_procs
     );
     println!(
-        "  Stop: stage + index diff      {:>10}  {:.2}x status  ({} git processes)",
+        "  Stop: walk, stage, diff       {:>10}  {:.2}x status  ({} git processes)",
         ms(s),
         ratio(s),
         stop_procs
@@ -122,7 +137,7 @@ fn count_processes(
     root: &Path,
     store_dir: &Path,
     opts: &SnapshotOptions,
-    turn: &dyn Fn(),
+    edit: &dyn Fn(),
     undo: &dyn Fn(),
 ) -> (usize, usize) {
     let counter = store_dir.join("count");
@@ -156,14 +171,16 @@ fn count_processes(
             .map(|s| s.lines().count())
             .unwrap_or(0)
     };
-    let repo = discover(&g, root);
-    let base = snapshot::take(&g, &repo, &store, opts).unwrap();
-    let base_procs = lines();
-    turn();
-    let repo = discover(&g, root);
-    let staged = snapshot::stage(&g, &repo, &store, opts).unwrap();
-    diff::diff_index(&g, &repo, &store, &base, &staged).unwrap();
-    let stop_procs = lines() - base_procs;
+    let first = discover(&g, root);
+    let known = Remembered::of(&g, root, &first).unwrap();
+    let start = lines();
+    let repo = discover_again(&g, root, &known);
+    let base = snapshot::baseline(&g, &repo, &store, opts).unwrap();
+    let base_procs = lines() - start;
+    edit();
+    let repo = rediscover(&g, &repo);
+    turn::changes_since(&g, &repo, &store, opts, &base).unwrap();
+    let stop_procs = lines() - start - base_procs;
     undo();
     snapshot::purge_prompt(&store).unwrap();
     (base_procs, stop_procs)

@@ -143,6 +143,11 @@ pub fn run(
         }
     })?;
 
+    #[cfg(target_os = "linux")]
+    if let Some(pidfd) = polled::pidfd(&child) {
+        return polled::run(child, pidfd, stdin, limits, program, start);
+    }
+
     if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
         // A child that never reads its stdin must not block us: write from a thread and
         // ignore a broken pipe (the child's answer, or its exit, is what counts).
@@ -357,6 +362,183 @@ fn wait_until(
     }
 }
 
+/// On Linux one thread does it all: the pipes and the child's exit (a pidfd) are polled
+/// together, so a call starts no helper thread — each of the four it took cost a spawn and a
+/// wake-up, about a third of a millisecond per git call on a busy machine. The outcomes are
+/// those of the threaded way: capped stdout, drained stderr, the group killed once the child
+/// exits, at the deadline, or when stdout overflows.
+#[cfg(target_os = "linux")]
+mod polled {
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+    use std::path::PathBuf;
+    use std::process::Child;
+    use std::time::Instant;
+
+    use super::{Limits, Output, ProcessError, finish, kill_and_reap, kill_group};
+
+    /// A descriptor that becomes readable when `child` exits; `None` before Linux 5.3.
+    #[allow(unsafe_code)] // one syscall, SAFETY below
+    pub(super) fn pidfd(child: &Child) -> Option<OwnedFd> {
+        let pid = libc::pid_t::try_from(child.id()).ok()?;
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the
+        // child is not reaped yet, so its pid is still ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = RawFd::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+        // SAFETY: the kernel just returned `fd`; nothing else owns it.
+        Some(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    #[allow(unsafe_code)] // two fcntl calls, SAFETY below
+    fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
+        // SAFETY: F_GETFL on a descriptor we own.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        // SAFETY: F_SETFL on the same descriptor, with its own flags plus O_NONBLOCK.
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Reads what `pipe` has now into `buf` (kept up to `cap`); `true` at end of file. Bytes
+    /// past `cap` are counted in `over` and dropped.
+    fn drain(pipe: &mut impl Read, buf: &mut Vec<u8>, cap: usize, over: &mut bool) -> bool {
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => return true,
+                Ok(n) => {
+                    let room = cap.saturating_sub(buf.len());
+                    buf.extend_from_slice(&chunk[..n.min(room)]);
+                    if n > room {
+                        *over = true;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
+                Err(_) => return true,
+            }
+        }
+    }
+
+    #[allow(unsafe_code)] // one poll call, SAFETY below
+    pub(super) fn run(
+        mut child: Child,
+        pidfd: OwnedFd,
+        input: Option<Vec<u8>>,
+        limits: Limits,
+        program: PathBuf,
+        start: Instant,
+    ) -> Result<Output, ProcessError> {
+        let deadline = start + limits.deadline;
+        let input = input.unwrap_or_default();
+        let mut stdin = child.stdin.take().filter(|_| !input.is_empty());
+        let mut stdout = child.stdout.take();
+        let mut stderr = child.stderr.take();
+        let fds = [
+            stdin.as_ref().map(AsRawFd::as_raw_fd),
+            stdout.as_ref().map(AsRawFd::as_raw_fd),
+            stderr.as_ref().map(AsRawFd::as_raw_fd),
+        ];
+        for fd in fds.into_iter().flatten() {
+            if let Err(source) = set_nonblocking(fd) {
+                kill_and_reap(&mut child);
+                return Err(ProcessError::Io { program, source });
+            }
+        }
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let (mut written, mut exited, mut overflow, mut err_over) = (0, false, false, false);
+        while !(exited && stdout.is_none() && stderr.is_none()) {
+            let now = Instant::now();
+            if now >= deadline {
+                if exited {
+                    // Only an escaped grandchild holds the pipes now: what came is all.
+                    break;
+                }
+                kill_and_reap(&mut child);
+                return Err(ProcessError::Timeout {
+                    program,
+                    after: limits.deadline,
+                });
+            }
+            let entry = |fd: Option<RawFd>, events| libc::pollfd {
+                fd: fd.unwrap_or(-1),
+                events,
+                revents: 0,
+            };
+            let mut set = [
+                entry(stdin.as_ref().map(AsRawFd::as_raw_fd), libc::POLLOUT),
+                entry(stdout.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
+                entry(stderr.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
+                entry((!exited).then(|| pidfd.as_raw_fd()), libc::POLLIN),
+            ];
+            // Rounded up, so that a wait never ends just short of the deadline.
+            let wait = (deadline - now).as_millis().saturating_add(1);
+            let wait = i32::try_from(wait).unwrap_or(i32::MAX);
+            // SAFETY: `set` is a live array of `set.len()` pollfd records; negative
+            // descriptors are ignored by poll.
+            let ready = unsafe { libc::poll(set.as_mut_ptr(), set.len() as libc::nfds_t, wait) };
+            if ready < 0 {
+                let source = std::io::Error::last_os_error();
+                if source.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                kill_and_reap(&mut child);
+                return Err(ProcessError::Io { program, source });
+            }
+            let fired = |i: usize| set[i].revents != 0;
+            if fired(0)
+                && let Some(pipe) = stdin.as_mut()
+            {
+                // A child that stops reading (or exits) ends the input: its answer, or its
+                // exit, is what counts.
+                match pipe.write(&input[written..]) {
+                    Ok(n) => written += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => written = input.len(),
+                }
+                if written >= input.len() {
+                    stdin = None;
+                }
+            }
+            if fired(1)
+                && let Some(pipe) = stdout.as_mut()
+            {
+                if drain(pipe, &mut out, limits.stdout_cap, &mut overflow) {
+                    stdout = None;
+                }
+                if overflow {
+                    kill_and_reap(&mut child);
+                    return Err(ProcessError::TooLarge {
+                        program,
+                        cap: limits.stdout_cap,
+                    });
+                }
+            }
+            if fired(2)
+                && let Some(pipe) = stderr.as_mut()
+                && drain(pipe, &mut err, limits.stderr_cap, &mut err_over)
+            {
+                stderr = None;
+            }
+            if fired(3) {
+                exited = true;
+                stdin = None;
+                // Its pipes close unless a grandchild escaped the process group; kill the
+                // group anyway so that they do.
+                kill_group(&child);
+            }
+        }
+        drop((stdin, stdout, stderr));
+        let status = match child.wait() {
+            Ok(status) => status,
+            Err(source) => return Err(ProcessError::Io { program, source }),
+        };
+        finish(program, status, out, err, start.elapsed())
+    }
+}
+
 fn kill_and_reap(child: &mut Child) {
     kill_group(child);
     let _ = child.kill();
@@ -409,6 +591,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out.stdout, b"hello");
+    }
+
+    #[test]
+    fn large_stdin_flows_while_stdout_is_read() {
+        // Far more than a pipe holds, both ways at once: neither side may wait for the other.
+        let input: Vec<u8> = (0..3 << 20).map(|i: u32| (i % 251) as u8).collect();
+        let out = run(
+            Command::new("cat"),
+            Some(input.clone()),
+            Limits::new(Duration::from_secs(10), 4 << 20),
+        )
+        .unwrap();
+        assert!(out.stdout == input, "{} bytes back", out.stdout.len());
+        // A child that never reads its input still finishes.
+        let out = run(
+            sh("echo done"),
+            Some(input),
+            Limits::new(Duration::from_secs(10), 1024),
+        )
+        .unwrap();
+        assert_eq!(out.stdout, b"done\n");
     }
 
     #[test]

@@ -89,6 +89,8 @@ pub struct GenRepo {
     pub spec: Spec,
     turn_paths: Vec<PathBuf>,
     originals: Vec<Vec<u8>>,
+    /// The scratch dirs of [`GenRepo::add_sample`], removed by [`GenRepo::drop_scratch`].
+    scratch: std::cell::RefCell<Vec<tempfile::TempDir>>,
 }
 
 /// Name of the file the turn adds.
@@ -114,6 +116,7 @@ impl GenRepo {
             spec,
             turn_paths: Vec::new(),
             originals: Vec::new(),
+            scratch: Default::default(),
         };
         for n in 0..spec.files {
             let path = repo.file(n);
@@ -217,7 +220,9 @@ impl GenRepo {
     /// directory (`GIT_OBJECT_DIRECTORY`), as the snapshot engine writes. No alternate: git
     /// freshens (touches the mtime of) any object it is asked to write that it finds in an
     /// alternate, so pointing the write at the real store as an alternate would touch it. The
-    /// copy and the temp dir are made outside the timing.
+    /// copy and the temp dir are made outside the timing. The temp dir, with the blobs `git add`
+    /// wrote, is kept until [`GenRepo::drop_scratch`]: removing hundreds of files right before
+    /// the next hook runs would load the file system's journal under that hook's own writes.
     pub fn add_sample(&self) -> Sample {
         let scratch = tempfile::Builder::new()
             .prefix("jev-bench-add")
@@ -237,7 +242,13 @@ impl GenRepo {
             "git add -A: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        self.scratch.borrow_mut().push(scratch);
         sample
+    }
+
+    /// Removes the scratch dirs [`GenRepo::add_sample`] kept.
+    pub fn drop_scratch(&self) {
+        self.scratch.borrow_mut().clear();
     }
 
     /// Median wall time of [`GenRepo::status_sample`] over `rounds` runs.
@@ -339,4 +350,217 @@ pub fn load_average() -> String {
 /// Whether `--quick` was passed.
 pub fn quick() -> bool {
     std::env::args().any(|a| a == "--quick")
+}
+
+/// A `git` that records each call it serves, for counting the git processes a hook starts:
+/// the bench binary itself, run again as `git` through a symbolic link put first on `PATH`.
+/// Per call it logs the subcommand, the wall time of the real git it ran, and — when asked
+/// and `strace` is installed — the bytes that git read or mapped from files (`read(2)`,
+/// `pread(2)` and file-backed `mmap(2)`, shared libraries and `/dev` left out).
+pub struct GitShim {
+    dir: tempfile::TempDir,
+    log: PathBuf,
+    real: PathBuf,
+}
+
+/// One git call the shim served.
+#[derive(Debug, Clone)]
+pub struct GitCall {
+    pub command: String,
+    pub wall: Duration,
+    pub bytes: Option<u64>,
+}
+
+const SHIM_LOG: &str = "JEV_BENCH_SHIM_LOG";
+const SHIM_REAL: &str = "JEV_BENCH_SHIM_REAL_GIT";
+const SHIM_STRACE: &str = "JEV_BENCH_SHIM_STRACE";
+
+impl GitShim {
+    /// `None` when there is no git on `PATH` to stand in for.
+    pub fn new() -> Option<GitShim> {
+        let real = find_on_path("git")?;
+        let dir = tempfile::Builder::new()
+            .prefix("jev-bench-shim")
+            .tempdir()
+            .ok()?;
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).ok()?;
+        std::os::unix::fs::symlink(std::env::current_exe().ok()?, bin.join("git")).ok()?;
+        let log = dir.path().join("log");
+        Some(GitShim { dir, log, real })
+    }
+
+    /// The variables a hook process needs to go through the shim; with `bytes`, each call
+    /// runs under `strace` (not for timing: tracing is slow).
+    pub fn vars(&self, bytes: bool) -> Vec<(String, String)> {
+        let path = format!(
+            "{}:{}",
+            self.dir.path().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut vars = vec![
+            ("PATH".to_owned(), path),
+            (SHIM_LOG.to_owned(), self.log.display().to_string()),
+            (SHIM_REAL.to_owned(), self.real.display().to_string()),
+        ];
+        if bytes && let Some(strace) = find_on_path("strace") {
+            vars.push((SHIM_STRACE.to_owned(), strace.display().to_string()));
+        }
+        vars
+    }
+
+    /// The calls served since the last `take`, in the order they finished.
+    pub fn take(&self) -> Vec<GitCall> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.log);
+        text.lines()
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let command = f.next()?.to_owned();
+                let wall = Duration::from_micros(f.next()?.parse().ok()?);
+                let bytes = f.next().and_then(|b| b.parse().ok());
+                Some(GitCall {
+                    command,
+                    wall,
+                    bytes,
+                })
+            })
+            .collect()
+    }
+}
+
+/// When this process was started as the [`GitShim`], runs the real git, logs the call and
+/// exits with git's status; otherwise returns at once. Call it first thing in `main`.
+pub fn serve_as_git_shim() {
+    let Some(log) = std::env::var_os(SHIM_LOG) else {
+        return;
+    };
+    let real = std::env::var_os(SHIM_REAL).expect("the shim knows the real git");
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    // The subcommand: the first argument that is neither an option nor a `-c` value.
+    let mut command = String::from("?");
+    let mut skip = false;
+    for a in &args {
+        let a = a.to_string_lossy();
+        if skip {
+            skip = false;
+        } else if a == "-c" {
+            skip = true;
+        } else if !a.starts_with('-') {
+            command = a.into_owned();
+            break;
+        }
+    }
+    let trace = std::env::var_os(SHIM_STRACE).map(|strace| {
+        let file = PathBuf::from(&log).with_extension(format!("trace.{}", std::process::id()));
+        (strace, file)
+    });
+    let mut cmd = match &trace {
+        Some((strace, file)) => {
+            let mut c = Command::new(strace);
+            c.args(["-f", "-qq", "-y", "-e", "trace=read,pread64,mmap"])
+                .args(["-e", "signal=none", "-o"])
+                .arg(file)
+                .arg(&real);
+            c
+        }
+        None => Command::new(&real),
+    };
+    cmd.args(&args);
+    let start = Instant::now();
+    let status = cmd.status().expect("run the real git");
+    let wall = start.elapsed();
+    let bytes = trace.map(|(_, file)| {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let _ = std::fs::remove_file(&file);
+        file_bytes_read(&text).to_string()
+    });
+    let line = format!(
+        "{command}\t{}\t{}\n",
+        wall.as_micros(),
+        bytes.unwrap_or_else(|| "-".into())
+    );
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+    {
+        let _ = f.write_all(line.as_bytes());
+    }
+    std::process::exit(status.code().unwrap_or(1));
+}
+
+/// Bytes read or mapped from files in an `strace -f -y` log of `read`, `pread64` and `mmap`.
+fn file_bytes_read(trace: &str) -> u64 {
+    let mut pending: std::collections::HashMap<&str, &str> = Default::default();
+    let mut total = 0u64;
+    for line in trace.lines() {
+        let Some((pid, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if let Some(start) = rest.strip_suffix(" <unfinished ...>") {
+            pending.insert(pid, start);
+            continue;
+        }
+        let joined;
+        let call = if let Some(tail) = rest.strip_prefix("<... ") {
+            let Some(start) = pending.remove(pid) else {
+                continue;
+            };
+            let Some((_, after)) = tail.split_once("resumed>") else {
+                continue;
+            };
+            joined = format!("{start}{after}");
+            joined.as_str()
+        } else {
+            rest
+        };
+        let Some((name, args)) = call.split_once('(') else {
+            continue;
+        };
+        let file_path = |arg: &str| -> Option<String> {
+            let path = arg.trim().split_once('<')?.1.strip_suffix('>')?.to_owned();
+            let counted = path.starts_with('/')
+                && !path.starts_with("/dev/")
+                && !path.contains(".so")
+                && !path.ends_with("ld.so.cache");
+            counted.then_some(path)
+        };
+        match name {
+            "read" | "pread64" => {
+                let fd = args.split(',').next().unwrap_or_default();
+                let ret = call.rsplit(" = ").next().and_then(|r| {
+                    r.split_whitespace()
+                        .next()
+                        .and_then(|n| n.parse::<u64>().ok())
+                });
+                if let (Some(_), Some(n)) = (file_path(fd), ret) {
+                    total += n;
+                }
+            }
+            "mmap" => {
+                let parts: Vec<&str> = args.splitn(6, ',').collect();
+                if parts.len() == 6
+                    && file_path(parts[4]).is_some()
+                    && let Ok(len) = parts[1].trim().parse::<u64>()
+                {
+                    total += len;
+                }
+            }
+            _ => {}
+        }
+    }
+    total
+}
+
+/// The first executable file named `name` on `PATH`.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }

@@ -2,10 +2,16 @@
 //! `git check-attr` call (it reads attribute files and runs no filter, driver or hook), plus a
 //! look at the directories next to changed paths for the build manifests that make a
 //! `target/`, `build/`, `dist/`, … directory an output tree.
+//!
+//! Most repositories have no attribute file on a changed path's way to the root, and most
+//! machines none of their own; then [`none_apply`] says so from a few `lstat`s and no git
+//! process runs.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::git::repo::ConfigFacts;
 use crate::git::{Git, GitError, Repo};
 use crate::pipeline::select::{Attributes, basename, manifest_matches, output_dirs_of, parent_of};
 
@@ -18,6 +24,9 @@ pub fn read(git: &Git, repo: &Repo, paths: &[Vec<u8>]) -> Result<Attributes, Git
     let mut attributes = Attributes::default();
     if paths.is_empty() {
         return Ok(attributes);
+    }
+    if none_apply(repo, paths) {
+        return Ok(unspecified(repo, paths));
     }
     let mut stdin = Vec::new();
     for path in paths {
@@ -66,6 +75,101 @@ pub fn read(git: &Git, repo: &Repo, paths: &[Vec<u8>]) -> Result<Attributes, Git
     }
     attributes.output_roots = find_output_roots(&repo.top, paths);
     Ok(attributes)
+}
+
+/// The attributes of `paths` when no attribute file applies ([`none_apply`]): every
+/// attribute unspecified, as `check-attr` would print, and the output trees from the working
+/// tree.
+pub fn unspecified(repo: &Repo, paths: &[Vec<u8>]) -> Attributes {
+    Attributes {
+        output_roots: find_output_roots(&repo.top, paths),
+        ..Attributes::default()
+    }
+}
+
+/// Whether git, asked for the attributes of `paths` the way [`read`] asks (working tree only),
+/// would find no attribute file at all: none of the system file of its build, the global file
+/// (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes` or
+/// `~/.config/git/attributes`), `info/attributes`, or a `.gitattributes` in any directory from
+/// the top of the working tree down to a path's own — and no `attr.tree` pointing elsewhere.
+///
+/// Anything unknown (a git too old to name its system file, config not read, a path git would
+/// expand in a way this does not) or any entry found at one of those places, whatever it is,
+/// answers `false`: the caller then asks git.
+pub fn none_apply(repo: &Repo, paths: &[Vec<u8>]) -> bool {
+    let Some(config) = &repo.facts.config else {
+        return false;
+    };
+    let Some(system) = &repo.facts.system_attributes else {
+        return false;
+    };
+    if config.attributes_tree || exists(system) {
+        return false;
+    }
+    match global_file(config, &repo.top) {
+        Err(Unknown) => return false,
+        Ok(Some(global)) if exists(&global) => return false,
+        Ok(_) => {}
+    }
+    let info = Path::new("info").join("attributes");
+    if exists(&repo.git_dir.join(&info)) || exists(&repo.common_dir.join(&info)) {
+        return false;
+    }
+    let mut seen: HashSet<&[u8]> = HashSet::new();
+    for path in paths {
+        // The top directory, then every directory on the way to the path's own.
+        let dirs = std::iter::once(&path[..0]).chain(
+            path.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'/')
+                .map(|(i, _)| &path[..i]),
+        );
+        for dir in dirs {
+            if seen.insert(dir) && exists(&repo.top.join(bytes_path(dir)).join(".gitattributes")) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// A fact this code cannot establish.
+struct Unknown;
+
+/// The global attributes file git would read, as `git var GIT_ATTR_GLOBAL` computes it: the
+/// configured `core.attributesFile` (with `~/` expanded), else under `$XDG_CONFIG_HOME` or
+/// `$HOME`; `None` when there is none. The environment is read here, not at the edge, because
+/// it is the one git children inherit from this process.
+fn global_file(config: &ConfigFacts, top: &Path) -> Result<Option<PathBuf>, Unknown> {
+    let var = |name: &str| std::env::var_os(name);
+    let suffixed = |base: OsString, suffix: &str| {
+        let mut p = base;
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    match &config.attributes_file {
+        Some(raw) => {
+            if let Some(rest) = raw.strip_prefix(b"~/") {
+                let home = var("HOME").ok_or(Unknown)?;
+                return Ok(Some(PathBuf::from(home).join(bytes_path(rest))));
+            }
+            // `~user/`, `%(prefix)/`, an empty value: expansions this does not repeat.
+            if raw.is_empty() || raw.starts_with(b"~") || raw.starts_with(b"%(prefix)") {
+                return Err(Unknown);
+            }
+            Ok(Some(top.join(bytes_path(raw))))
+        }
+        None => Ok(match var("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+            Some(xdg) => Some(suffixed(xdg, "/git/attributes")),
+            None => var("HOME").map(|home| suffixed(home, "/.config/git/attributes")),
+        }),
+    }
+}
+
+/// Whether anything at all sits at `path` (a dangling link, a directory, an unreadable
+/// entry all count: only a clean "not found" is absence).
+fn exists(path: &Path) -> bool {
+    !matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
 }
 
 /// The output-tree directories among `paths`' ancestors that sit next to their manifest.
@@ -121,4 +225,116 @@ fn os_bytes(name: &std::ffi::OsStr) -> Vec<u8> {
 #[cfg(not(unix))]
 fn os_bytes(name: &std::ffi::OsStr) -> Vec<u8> {
     name.to_string_lossy().into_owned().into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::ObjectFormat;
+    use crate::git::repo::Facts;
+
+    /// A repository layout in a temp dir with everything known and no attribute file.
+    fn repo(tmp: &Path) -> Repo {
+        let top = tmp.join("top");
+        let git_dir = top.join(".git");
+        std::fs::create_dir_all(git_dir.join("info")).unwrap();
+        Repo {
+            index: git_dir.join("index"),
+            objects: git_dir.join("objects"),
+            common_dir: git_dir.clone(),
+            git_dir,
+            top,
+            format: ObjectFormat::Sha1,
+            filters: Vec::new(),
+            facts: Facts {
+                system_attributes: Some(tmp.join("etc/gitattributes")),
+                config: Some(ConfigFacts {
+                    attributes_file: Some(
+                        tmp.join("global")
+                            .to_string_lossy()
+                            .into_owned()
+                            .into_bytes(),
+                    ),
+                    attributes_tree: false,
+                    staging_ignores_index: true,
+                    places_worktree: false,
+                    default_big_file_threshold: true,
+                }),
+            },
+        }
+    }
+
+    fn paths(list: &[&str]) -> Vec<Vec<u8>> {
+        list.iter().map(|p| p.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn every_place_git_reads_attributes_from_is_looked_at() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = repo(tmp.path());
+        let changed = paths(&["a.txt", "src/deep/er/lib.rs"]);
+        assert!(none_apply(&base, &changed));
+        assert!(none_apply(&base, &[]));
+
+        // Each of these makes the answer "ask git".
+        let place = |rel: &str| tmp.path().join(rel);
+        for file in [
+            "etc/gitattributes",
+            "global",
+            "top/.git/info/attributes",
+            "top/.gitattributes",
+            "top/src/.gitattributes",
+            "top/src/deep/er/.gitattributes",
+        ] {
+            let path = place(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "* -diff\n").unwrap();
+            assert!(!none_apply(&base, &changed), "{file}");
+            std::fs::remove_file(&path).unwrap();
+        }
+        // A directory, or a dangling link, is something too.
+        std::fs::create_dir(place("top/.gitattributes")).unwrap();
+        assert!(!none_apply(&base, &changed));
+        std::fs::remove_dir(place("top/.gitattributes")).unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/nonexistent", place("top/src/.gitattributes")).unwrap();
+            assert!(!none_apply(&base, &changed));
+            std::fs::remove_file(place("top/src/.gitattributes")).unwrap();
+        }
+        // A `.gitattributes` off every changed path's way does not count.
+        std::fs::create_dir_all(place("top/docs")).unwrap();
+        std::fs::write(place("top/docs/.gitattributes"), "* -diff\n").unwrap();
+        assert!(none_apply(&base, &changed));
+        assert!(!none_apply(&base, &paths(&["docs/x.md"])));
+        assert!(none_apply(&base, &changed));
+    }
+
+    #[test]
+    fn what_is_not_known_is_never_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = repo(tmp.path());
+        let changed = paths(&["a.txt"]);
+        let with = |f: &dyn Fn(&mut Repo)| {
+            let mut r = base.clone();
+            f(&mut r);
+            none_apply(&r, &changed)
+        };
+        assert!(with(&|_| {}));
+        assert!(!with(&|r| r.facts.system_attributes = None));
+        assert!(!with(&|r| r.facts.config = None));
+        let config = |f: &dyn Fn(&mut ConfigFacts)| with(&|r| f(r.facts.config.as_mut().unwrap()));
+        assert!(!config(&|c| c.attributes_tree = true));
+        for raw in ["", "~alice/attributes", "%(prefix)/etc/attributes"] {
+            assert!(!config(&|c| c.attributes_file = Some(raw.into())), "{raw}");
+        }
+        // A relative path is read from the top of the working tree.
+        assert!(config(
+            &|c| c.attributes_file = Some(b"my-attributes".to_vec())
+        ));
+        std::fs::write(base.top.join("my-attributes"), "* -diff\n").unwrap();
+        assert!(!config(
+            &|c| c.attributes_file = Some(b"my-attributes".to_vec())
+        ));
+    }
 }

@@ -7,10 +7,9 @@
 
 use std::path::Path;
 
-use crate::git::diff::{self, Change};
 use crate::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
-use crate::git::{self, Discovery, Git, GitError, Repo};
-use crate::pipeline::select::Attributes;
+use crate::git::turn::{self, Turn};
+use crate::git::{self, Discovery, Git, GitError, Remembered, Repo};
 use crate::scorer::{self, ScoreError, Scorer, ScorerSettings};
 
 /// Points between steps where a test may simulate a crash.
@@ -30,6 +29,16 @@ pub enum Checkpoint {
 pub trait Effects {
     /// The repository `cwd` belongs to (UserPromptSubmit).
     fn discover(&self, git: &Git, cwd: &Path) -> Result<Discovery, GitError>;
+    /// The same, when an earlier prompt of the session found `known` there
+    /// (UserPromptSubmit); only what may have changed is asked again.
+    fn discover_again(
+        &self,
+        git: &Git,
+        cwd: &Path,
+        _known: &Remembered,
+    ) -> Result<Discovery, GitError> {
+        self.discover(git, cwd)
+    }
     /// The repository an earlier event of the prompt discovered, resolved again (Stop).
     fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError>;
     /// UserPromptSubmit: a private snapshot of the working tree, the turn's baseline.
@@ -40,7 +49,9 @@ pub trait Effects {
         store: &PrivateStore,
         options: &SnapshotOptions,
     ) -> Result<Snapshot, GitError>;
-    /// Stop: what changed in the working tree since the baseline `base`.
+    /// Stop: what changed in the working tree since the baseline `base`, with the
+    /// `.gitattributes` facts selection needs for the changed paths (one seam, so that the
+    /// attribute lookup can run beside the diff).
     fn changes_since(
         &self,
         git: &Git,
@@ -48,12 +59,9 @@ pub trait Effects {
         store: &PrivateStore,
         options: &SnapshotOptions,
         base: &Snapshot,
-    ) -> Result<Vec<Change>, GitError>;
+    ) -> Result<Turn, GitError>;
     /// Removes the content a prompt's snapshots wrote.
     fn purge(&self, store: &PrivateStore) -> Result<(), GitError>;
-    /// The `.gitattributes` facts selection needs for `paths`.
-    fn attributes(&self, git: &Git, repo: &Repo, paths: &[Vec<u8>])
-    -> Result<Attributes, GitError>;
     /// The scorer the user's settings choose.
     fn scorer(
         &self,
@@ -72,6 +80,15 @@ impl Effects for Real {
         git::discover(git, cwd)
     }
 
+    fn discover_again(
+        &self,
+        git: &Git,
+        cwd: &Path,
+        known: &Remembered,
+    ) -> Result<Discovery, GitError> {
+        git::discover_again(git, cwd, known)
+    }
+
     fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {
         git::rediscover(git, known)
     }
@@ -83,11 +100,11 @@ impl Effects for Real {
         store: &PrivateStore,
         options: &SnapshotOptions,
     ) -> Result<Snapshot, GitError> {
-        snapshot::take(git, repo, store, options)
+        snapshot::baseline(git, repo, store, options)
     }
 
-    // The prompt ends after its Stop: stage the working tree into the private index and diff
-    // it against the baseline's tree, writing no tree at all.
+    // The prompt ends after its Stop: stage what changed and diff it against the baseline's
+    // tree, writing no tree at all.
     fn changes_since(
         &self,
         git: &Git,
@@ -95,22 +112,12 @@ impl Effects for Real {
         store: &PrivateStore,
         options: &SnapshotOptions,
         base: &Snapshot,
-    ) -> Result<Vec<Change>, GitError> {
-        let staged = snapshot::stage(git, repo, store, options)?;
-        diff::diff_index(git, repo, store, base, &staged)
+    ) -> Result<Turn, GitError> {
+        turn::changes_since(git, repo, store, options, base)
     }
 
     fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
         snapshot::purge_prompt(store)
-    }
-
-    fn attributes(
-        &self,
-        git: &Git,
-        repo: &Repo,
-        paths: &[Vec<u8>],
-    ) -> Result<Attributes, GitError> {
-        git::attributes::read(git, repo, paths)
     }
 
     fn scorer(

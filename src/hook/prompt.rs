@@ -4,8 +4,8 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use crate::config::{self, Frozen, Mode};
-use crate::git::Discovery;
 use crate::git::snapshot::{PrivateStore, SnapshotOptions};
+use crate::git::{Discovery, Remembered};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
 use crate::hook::failure::Failure;
@@ -29,7 +29,20 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
         return Ok(Reply::quiet("no cwd in the event"));
     };
     let git = ctx.git.clone().with_deadline(PROMPT_GIT_DEADLINE);
-    let repo = match ctx.effects.discover(&git, Path::new(cwd))? {
+    let cwd = Path::new(cwd);
+    // What the session's last prompt found from this directory spares `rev-parse` and
+    // `git var` while it still holds (read only: `mode: off` writes nothing).
+    let known: Option<Remembered> = ctx
+        .existing_store()
+        .ok()
+        .flatten()
+        .and_then(|store| store.session(event.session_key()).repo_memory())
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    let found = match &known {
+        Some(known) if known.cwd == cwd => ctx.effects.discover_again(&git, cwd, known)?,
+        _ => ctx.effects.discover(&git, cwd)?,
+    };
+    let repo = match found {
         Discovery::Found(repo) => repo,
         Discovery::NotARepo => return Ok(Reply::quiet("not a repository")),
         Discovery::Bare => return Ok(Reply::quiet("bare repository")),
@@ -47,6 +60,12 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     store.sweep_if_due(ctx.now(), SWEEP_BUDGET);
     let session = store.session(event.session_key());
     session.ensure()?;
+    if let Some(memory) = Remembered::of(&git, cwd, &repo)
+        && Some(&memory) != known.as_ref()
+        && let Ok(bytes) = serde_json::to_vec(&memory)
+    {
+        let _ = session.remember_repo(&bytes);
+    }
     let key = match event.prompt_key() {
         Some(key) => key,
         None => format!("seq:{}", session.next_seq()?),
@@ -113,7 +132,9 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
 /// Prompts another process holds are left alone.
 fn end_earlier_prompts(ctx: &Context<'_>, session: &SessionStore, current: &PromptStore) {
     for other in session.prompts() {
-        if other.dir() == current.dir() {
+        // A prompt without a snapshot dir holds no content, so it is neither locked nor read:
+        // a long session's finished prompts cost one `lstat` each, not a lock and a parse.
+        if other.dir() == current.dir() || !other.may_hold_content() {
             continue;
         }
         let Ok(Some(_lock)) = other.lock_existing() else {

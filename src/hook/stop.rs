@@ -14,8 +14,10 @@ use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
 use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_IDS};
-use crate::pipeline::payload::{Outcome, SkipReason};
+use crate::pipeline::payload::{self, Outcome, SkipReason};
+use crate::pipeline::redact::Redactor;
 use crate::pipeline::select::Selector;
+use crate::scorer::ScorerKind;
 use crate::state::PromptStore;
 
 /// Outcome of a Stop that found no baseline for its prompt.
@@ -130,22 +132,36 @@ fn evaluate(
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
     };
-    let changes = effects.changes_since(&git, &repo, private, &options, &baseline)?;
+    // What the pure stages need besides the diff — the path selector (its globs) and the
+    // redactor (its keyword automaton), a few ms of CPU — is built on a second thread while
+    // git works, instead of after it.
+    let (turn, prepared) = std::thread::scope(|scope| {
+        let prepared = scope.spawn(|| (Selector::new(&frozen.exclude), Redactor::new()));
+        let turn = effects.changes_since(&git, &repo, private, &options, &baseline);
+        let prepared = prepared
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (turn, prepared)
+    });
+    let turn = turn?;
     clock.lap("changes");
 
     // Select paths, then redact into the canonical payload under the size policy.
-    let selector = Selector::new(&frozen.exclude)?;
-    let attributes = effects.attributes(&git, &repo, &pipeline::attribute_paths(&changes))?;
-    let changed = changes.len();
-    let selection = pipeline::select(changes, &selector, &attributes);
+    let (selector, redactor) = prepared;
+    let selector = selector?;
+    let changed = turn.changes.len();
+    let way = turn.way.name();
+    let selection = pipeline::select(turn.changes, &selector, &turn.attributes);
     clock.lap("select");
-    let outcome = pipeline::payload(&selection.kept, &frozen.size_policy());
+    let outcome = payload::build(&selection.kept, &redactor, &frozen.size_policy());
     clock.lap("payload");
     let payload = match outcome {
         Outcome::Ready(payload) => payload,
         Outcome::Empty => {
             return Ok(Reply {
-                log: Some(json!({"changed": changed, "excluded": selection.excluded.len()})),
+                log: Some(
+                    json!({"changed": changed, "excluded": selection.excluded.len(), "diff": way}),
+                ),
                 ..Reply::quiet("nothing to score")
             });
         }
@@ -158,15 +174,25 @@ fn evaluate(
     };
 
     // Hash gate: one request per distinct diff per prompt, recorded before the request.
+    let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
     if state.scored.contains(&payload.hash) {
         return Ok(Reply::quiet("same diff already scored"));
     }
     state.scored.push(payload.hash.clone());
-    prompt.write_state(state)?;
+    // Renamed into place before a request, so that a Stop retried after a crash of this
+    // process sees the hash; not synced: only a power cut could lose it, and what it gates is
+    // a second request for the same diff. A second continuation is gated by the count, whose
+    // write below is synced. (Syncing this write cost 0.5–7 ms per Stop: the file's data and
+    // its directory's journal commit.) The built-in scorer sends no request, so nothing is
+    // written for it here: the hash reaches the state with the prompt's last write, and the
+    // Stop replaces its state file once instead of twice (a rename over a file written
+    // milliseconds before costs up to a few ms on a busy disk).
+    if user.scorer.kind.resolve(&user.scorer) != ScorerKind::Local {
+        prompt.write_state_unsynced(state)?;
+    }
     effects.checkpoint(Checkpoint::HashSaved);
 
     // Score with the scorer the user chose, then pick the axes.
-    let user = config::user_settings(ctx.env).map_err(Failure::user_config)?;
     let scorer = effects.scorer(&user.scorer)?;
     let thresholds = frozen.thresholds(scorer.default_thresholds());
     let verdict = pipeline::judge(&payload, &*scorer, &thresholds, ctx.scorer_budget)?;
@@ -184,6 +210,7 @@ fn evaluate(
         "redactions": payload.redactions.counts,
         "hash": payload.hash[..16].to_owned(),
         "mode": frozen.mode,
+        "diff": way,
     });
     if selected.is_empty() {
         return Ok(Reply {

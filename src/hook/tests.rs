@@ -16,6 +16,7 @@ use super::{Context, Output, handle};
 use crate::config::HostEnv;
 use crate::git::diff::{Change, Status};
 use crate::git::snapshot::{PrivateStore, Snapshot, SnapshotOptions};
+use crate::git::turn::Turn;
 use crate::git::{Discovery, Git, GitError, ObjectFormat, Repo};
 use crate::pipeline::axes::AXIS_COUNT;
 use crate::pipeline::payload::Payload;
@@ -78,6 +79,7 @@ impl Effects for Fake {
             objects: cwd.join(".git/objects"),
             format: ObjectFormat::Sha1,
             filters: Vec::new(),
+            facts: Default::default(),
         }))
     }
     fn rediscover(&self, git: &Git, known: &Repo) -> Result<Discovery, GitError> {
@@ -119,31 +121,32 @@ impl Effects for Fake {
         s: &PrivateStore,
         o: &SnapshotOptions,
         base: &Snapshot,
-    ) -> Result<Vec<Change>, GitError> {
+    ) -> Result<Turn, GitError> {
         let head = self.baseline(g, r, s, o)?;
         if base.tree == head.tree {
-            return Ok(vec![]);
+            return Ok(Turn::default());
         }
         let path = if head.tree.contains("docs") {
             "package-lock.json"
         } else {
             "src/lib.rs"
         };
-        Ok(vec![Change {
-            path: path.into(),
-            old_path: None,
-            status: Status::Modified,
-            binary: false,
-            patch: format!(
-                "diff --git a/{path} b/{path}\n-{}\n+{}\n",
-                base.tree, head.tree
-            )
-            .into_bytes(),
-            oversized: None,
-        }])
-    }
-    fn attributes(&self, _g: &Git, _r: &Repo, _p: &[Vec<u8>]) -> Result<Attributes, GitError> {
-        Ok(Attributes::default())
+        Ok(Turn {
+            changes: vec![Change {
+                path: path.into(),
+                old_path: None,
+                status: Status::Modified,
+                binary: false,
+                patch: format!(
+                    "diff --git a/{path} b/{path}\n-{}\n+{}\n",
+                    base.tree, head.tree
+                )
+                .into_bytes(),
+                oversized: None,
+            }],
+            attributes: Attributes::default(),
+            way: crate::git::turn::Way::Whole,
+        })
     }
     fn scorer(
         &self,

@@ -197,6 +197,40 @@ pub fn write_atomic(
     result
 }
 
+/// Appends `line` (which ends with a newline) to the regular file at `path` in one write,
+/// creating it 0600 and never through a symlink, and returns the file's new length. A last
+/// line some writer left unterminated (it died mid-write) is ended first, so that the two
+/// never read as one.
+pub fn append_line(path: &Path, line: &[u8]) -> Result<u64, FsError> {
+    let mut file = no_follow()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(io_error(path))?;
+    let meta = file.metadata().map_err(io_error(path))?;
+    if !meta.is_file() {
+        return Err(FsError::Unsafe {
+            path: path.to_owned(),
+            why: "is not a regular file",
+        });
+    }
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    #[cfg(unix)]
+    if meta.len() > 0 {
+        use std::os::unix::fs::FileExt;
+        let mut last = [0u8; 1];
+        file.read_exact_at(&mut last, meta.len() - 1)
+            .map_err(io_error(path))?;
+        if last[0] != b'\n' {
+            bytes.push(b'\n');
+        }
+    }
+    bytes.extend_from_slice(line);
+    file.write_all(&bytes).map_err(io_error(path))?;
+    Ok(meta.len() + bytes.len() as u64)
+}
+
 /// `.<name>.<pid>.<nanos>.<n>.tmp`: unique per process and call.
 fn temp_name(path: &Path) -> String {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -387,6 +421,25 @@ mod tests {
         fs::write(kept.join("x"), "y").unwrap();
         drop(a);
         assert!(!kept.exists());
+    }
+
+    #[test]
+    fn appended_lines_stay_lines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("log");
+        assert_eq!(append_line(&path, b"one\n").unwrap(), 4);
+        fs::write(&path, "one\ntw").unwrap();
+        assert_eq!(append_line(&path, b"three\n").unwrap(), 13);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "one\ntw\nthree\n");
+        #[cfg(unix)]
+        {
+            let link = tmp.path().join("link");
+            std::os::unix::fs::symlink(&path, &link).unwrap();
+            assert!(matches!(
+                append_line(&link, b"x\n"),
+                Err(FsError::Unsafe { .. })
+            ));
+        }
     }
 
     #[test]

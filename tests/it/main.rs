@@ -24,6 +24,7 @@ mod scorer_openai;
 mod select;
 mod snapshot_safety;
 mod snapshot_zero_writes;
+mod stop_git;
 mod support;
 
 /// A test file that no `mod` line names is never compiled, so its tests silently never run.

@@ -419,6 +419,7 @@ fn repo_of(repo: &TestRepo) -> Repo {
         top,
         format: ObjectFormat::Sha1,
         filters: Vec::new(),
+        facts: Default::default(),
     }
 }
 

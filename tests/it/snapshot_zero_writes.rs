@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use jev_preflight::git::diff::{self, Change, Status};
 use jev_preflight::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
-use jev_preflight::git::{self, Discovery, Git, Repo};
+use jev_preflight::git::{self, Discovery, Git, Repo, turn};
 
 use crate::support::TestRepo;
 use crate::support::inventory::{Inventory, assert_same, inventory, status_v2};
@@ -73,6 +73,19 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let index_store = Store::new();
     let index_base = snapshot::take(&git, &repo, &index_store.private(), &opts).unwrap();
     assert_eq!(index_base, base);
+    // The hook's UserPromptSubmit, once leaving the tree to the Stop, once writing it.
+    let (turn_store, tree_store) = (Store::new(), Store::new());
+    let deferring = |store: &Store, up_to| {
+        snapshot::baseline_deferring_up_to(&git, &repo, &store.private(), &opts, up_to).unwrap()
+    };
+    // (Deferred unless there is no private index at all: an unborn repository, nothing
+    // staged.)
+    let turn_base = deferring(&turn_store, u64::MAX);
+    assert_eq!(turn_base.oversized, base.oversized);
+    if !turn_base.tree_deferred() {
+        assert_eq!(turn_base, base);
+    }
+    assert_eq!(deferring(&tree_store, 0), base);
     assert_same(&inv, &snapshot_of(&repo), "baseline snapshot");
     assert_eq!(
         status,
@@ -94,6 +107,18 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
         by_index, changes,
         "the index diff differs from the tree diff"
     );
+    // The hook's Stop, on the private indexes seeded at the same baseline: whichever way it
+    // takes, with the baseline's tree written now or then, the same changes, byte for byte.
+    for (store, base) in [(&turn_store, &turn_base), (&tree_store, &base)] {
+        let stop = turn::changes_since(&git, &repo, &store.private(), &opts, base).unwrap();
+        assert_eq!(
+            stop.changes,
+            changes,
+            "the Stop's {} diff, tree written {}, differs from the tree diff",
+            stop.way.name(),
+            if base.tree_deferred() { "now" } else { "then" }
+        );
+    }
     assert_same(&inv, &snapshot_of(&repo), "current snapshot and diff");
     assert_eq!(
         status,

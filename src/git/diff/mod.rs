@@ -6,10 +6,17 @@
 //! written for the raw record's paths, and the three views are cross-checked (same paths,
 //! same binary verdict, same added/removed line counts) before anything is trusted.
 
+mod added;
 pub mod patch;
 mod raw;
 
-use crate::git::snapshot::{Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged};
+pub(crate) use added::added;
+
+use std::path::Path;
+
+use crate::git::snapshot::{
+    Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged, os_from_bytes,
+};
 use crate::git::{Git, GitError, Repo};
 
 /// How a path changed.
@@ -125,6 +132,90 @@ pub fn diff_index(
     merge_oversized(repo, &mut changes, &base.oversized, &staged.oversized);
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
+}
+
+/// [`diff_index`] limited to `paths`, against the index at `index` instead of the private
+/// index: the Stop's way when `index` holds exactly `paths` staged afresh from the working
+/// tree (see [`crate::git::turn`]). Outside `paths` the baseline tree and the working tree
+/// agree, so the limited diff of the two is the whole diff; inside them, the small index holds
+/// what the private index would after restaging them. Pathspecs are literal.
+pub(crate) fn diff_index_limited(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    base: &Snapshot,
+    index: &Path,
+    paths: &[&[u8]],
+    oversized: &[OversizedFile],
+) -> Result<Vec<Change>, GitError> {
+    let dirs = Dirs::for_read(store)?;
+    let runner = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &[],
+    };
+    let mut all = diff_args("diff-index");
+    all.extend_from_slice(&["--cached", base.tree.as_str(), "--"]);
+    let mut cmd = runner.git(Access::Read, &all)?;
+    // A path is a path, never a glob or `:(magic)`.
+    cmd.env("GIT_INDEX_FILE", index)
+        .env("GIT_LITERAL_PATHSPECS", "1");
+    cmd.args(paths.iter().map(|p| os_from_bytes(p.to_vec())));
+    let mut changes = raw::parse(&runner.git_output(cmd, None)?)?;
+    merge_oversized(repo, &mut changes, &base.oversized, oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// The working tree against the private index of `store` for `paths` (`git diff-files`):
+/// when that index is still the baseline, the turn's changes to those paths, the same bytes
+/// [`diff_index`] gives after restaging them — git reads each changed file itself instead of
+/// from a blob written for it. Paths the index does not track must be marked intent-to-add
+/// first, so that they show as added, or come as `added` changes made without git
+/// ([`added()`]). With no `paths`, no git runs. The raw records' working-tree ids are zeros
+/// (they are not hashed); the patch's `index` lines carry the real ones.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn diff_files(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    base: &Snapshot,
+    paths: &[&[u8]],
+    added: Vec<Change>,
+    oversized: &[OversizedFile],
+) -> Result<Vec<Change>, GitError> {
+    let mut changes = if paths.is_empty() {
+        Vec::new()
+    } else {
+        diff_files_of(git, repo, store, paths)?
+    };
+    changes.extend(added);
+    merge_oversized(repo, &mut changes, &base.oversized, oversized);
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// One `git diff-files` of `paths`, parsed.
+fn diff_files_of(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    paths: &[&[u8]],
+) -> Result<Vec<Change>, GitError> {
+    let dirs = Dirs::for_read(store)?;
+    let runner = Runner {
+        git,
+        repo,
+        dirs: &dirs,
+        filters: &repo.filters,
+    };
+    let mut all = diff_args("diff-files");
+    all.push("--");
+    let mut cmd = runner.git(Access::Read, &all)?;
+    cmd.env("GIT_LITERAL_PATHSPECS", "1");
+    cmd.args(paths.iter().map(|p| os_from_bytes(p.to_vec())));
+    raw::parse(&runner.git_output(cmd, None)?)
 }
 
 /// Runs `command` with the fixed options and `args` on the objects of `store` (and, with

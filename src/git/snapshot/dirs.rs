@@ -30,6 +30,12 @@ pub(crate) struct Dirs {
     pub objects: PathBuf,
     pub tree_objects: PathBuf,
     pub stamp: PathBuf,
+    /// The Stop's small index of just the paths its walk found changed (see
+    /// [`crate::git::turn`]).
+    pub turn_index: PathBuf,
+    /// The private index as UserPromptSubmit left it, when it kept that as the baseline
+    /// instead of writing its tree (see [`super::baseline`]).
+    pub baseline: PathBuf,
 }
 
 impl Dirs {
@@ -57,6 +63,8 @@ impl Dirs {
             objects: prompt.join("objects"),
             tree_objects: cache.join("objects"),
             stamp: prompt.join("tree"),
+            turn_index: prompt.join("turn-index"),
+            baseline: prompt.join("baseline"),
         };
         for dir in [&dirs.objects, &dirs.tree_objects] {
             make_private_dir(dir)?;

@@ -2,7 +2,8 @@
 //!
 //! A snapshot is one `git status` walk over a private copy of the index, an `update-index`
 //! of just the paths that walk reported (content blobs go to the prompt's object store), and
-//! a `write-tree` whose new trees go to a per-repository tree cache. Every command that
+//! a `write-tree` whose new trees go to a per-repository tree cache — for the baseline of a
+//! prompt, that last step is left to the Stop, which rarely needs it ([`baseline`]). Every command that
 //! writes objects sees only our own stores, because git refreshes the mtime of any object it
 //! would write that already exists in a store it can see; commands that only read also see
 //! the repository's real store through an alternate.
@@ -70,8 +71,17 @@ pub struct OversizedFile {
 /// One snapshot: a tree id in the private store plus what was too large to include.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
+    /// The tree; empty when the snapshot is the private index saved as the prompt's
+    /// baseline, whose tree is written only when a diff needs it (see [`baseline`]).
     pub tree: String,
     pub oversized: Vec<OversizedFile>,
+}
+
+impl Snapshot {
+    /// Whether the tree is still to be written from the saved baseline index.
+    pub fn tree_deferred(&self) -> bool {
+        self.tree.is_empty()
+    }
 }
 
 /// Snapshots the working tree of `repo` into `store`.
@@ -90,13 +100,73 @@ pub fn take(
             // Nothing changed since the last tree of this private index: it is still the tree.
             return Ok(Snapshot { tree, oversized });
         }
-
-        let cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
-        let out = run.git_output(cmd, None)?;
-        let tree = parse_oid(&out, repo)?;
+        let tree = write_tree(run, None)?;
         run.remember_tree(&tree);
         Ok(Snapshot { tree, oversized })
     })
+}
+
+/// UserPromptSubmit's snapshot: the staged private index is kept as the baseline (a hard
+/// link, `baseline` in the prompt's store) and no tree is written. The Stop diffs the working
+/// tree against that index itself (the files way of [`crate::git::turn`]) and needs no tree;
+/// only its slower ways write one, from the saved index, beside their own staging. Writing
+/// the tree here read the whole private index once more and delayed every prompt (20 ms at
+/// 50,000 files) for a diff that no longer needs it.
+pub fn baseline(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+) -> Result<Snapshot, GitError> {
+    baseline_deferring_up_to(git, repo, store, options, u64::MAX)
+}
+
+/// [`baseline`], writing the tree at once when the private index is larger than
+/// `defer_up_to` bytes (tests take both ways).
+#[doc(hidden)]
+pub fn baseline_deferring_up_to(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+    defer_up_to: u64,
+) -> Result<Snapshot, GitError> {
+    with_runner(git, repo, store, |run| {
+        let staged = stage_with(run, options)?;
+        // No index at all (nothing staged in an unborn repository) has its (empty) tree
+        // written now: a deferred baseline always has its saved index, so that a missing one
+        // can only mean the prompt's store was removed, never "empty".
+        let small = std::fs::metadata(&run.dirs.index).is_ok_and(|m| m.len() <= defer_up_to);
+        if !small {
+            if let Some(tree) = staged.unchanged_tree {
+                return Ok(Snapshot {
+                    tree,
+                    oversized: staged.oversized,
+                });
+            }
+            let tree = write_tree(run, None)?;
+            run.remember_tree(&tree);
+            return Ok(Snapshot {
+                tree,
+                oversized: staged.oversized,
+            });
+        }
+        run.keep_baseline()?;
+        Ok(Snapshot {
+            tree: String::new(),
+            oversized: staged.oversized,
+        })
+    })
+}
+
+/// Writes the tree of the private index, or of `index` when given, into the tree cache.
+pub(crate) fn write_tree(run: &Runner<'_>, index: Option<&Path>) -> Result<String, GitError> {
+    let mut cmd = run.git(Access::WriteTrees, &["write-tree", "--missing-ok"])?;
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    let out = run.git_output(cmd, None)?;
+    parse_oid(&out, run.repo)
 }
 
 /// The private index brought up to date with the working tree, without a tree written.
@@ -136,7 +206,7 @@ fn stage_with(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Staged, Git
 }
 
 /// Prepares the store's directories and runs `f` with a runner over them.
-fn with_runner<T>(
+pub(crate) fn with_runner<T>(
     git: &Git,
     repo: &Repo,
     store: &PrivateStore,
@@ -157,6 +227,38 @@ fn stage_into(
     run: &Runner<'_>,
     options: &SnapshotOptions,
 ) -> Result<(bool, Vec<OversizedFile>), GitError> {
+    let scan = scan(run, options)?;
+    if scan.stage.is_empty() {
+        return Ok((false, scan.oversized));
+    }
+    apply(run, &scan.stage, None)?;
+    Ok((true, scan.oversized))
+}
+
+/// What one status walk found against the private index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scan {
+    /// The NUL-separated paths to restage.
+    pub stage: Vec<u8>,
+    /// The files left out for their size.
+    pub oversized: Vec<OversizedFile>,
+    /// Some path to restage is neither a file, a symbolic link nor gone (a directory that
+    /// replaced a file, a submodule): staging it depends on the index entry it replaces.
+    pub not_files: bool,
+    /// The NUL-separated paths among `stage` that the private index does not track.
+    pub untracked: Vec<u8>,
+}
+
+impl Scan {
+    /// The paths to restage, one by one.
+    pub fn staged_paths(&self) -> impl Iterator<Item = &[u8]> {
+        self.stage.split(|&b| b == 0).filter(|p| !p.is_empty())
+    }
+}
+
+/// Seeds the private index if this is the prompt's first snapshot, then walks the working
+/// tree once (`git status`) for what differs from it.
+pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, GitError> {
     let seeded = run.seed_index()?;
 
     let mut status = run.git(
@@ -182,12 +284,13 @@ fn stage_into(
         status.env("GIT_OPTIONAL_LOCKS", "1");
     }
     let pending = porcelain::parse(&run.git_output(status, None)?)?;
+    Ok(partition_by_size(run.repo, pending, options.untracked_cap))
+}
 
-    let (stage, oversized) = partition_by_size(run.repo, pending, options.untracked_cap);
-    if stage.is_empty() {
-        return Ok((false, oversized));
-    }
-    let cmd = run.git(
+/// Restages `stage` (NUL-separated paths) from the working tree into the private index, or
+/// into `index` when given; content blobs go to the prompt's store.
+pub(crate) fn apply(run: &Runner<'_>, stage: &[u8], index: Option<&Path>) -> Result<(), GitError> {
+    let mut cmd = run.git(
         Access::WriteBlobs,
         &[
             "update-index",
@@ -198,8 +301,11 @@ fn stage_into(
             "--stdin",
         ],
     )?;
-    run.git_output(cmd, Some(stage))?;
-    Ok((true, oversized))
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    run.git_output(cmd, Some(stage.to_vec()))?;
+    Ok(())
 }
 
 /// Removes the prompt's private index and objects.
@@ -393,7 +499,7 @@ impl Runner<'_> {
     }
 
     /// The tree last written from this private index, if the index is unchanged since.
-    fn reusable_tree(&self, index_now: Option<(u64, u64)>) -> Option<String> {
+    pub fn reusable_tree(&self, index_now: Option<(u64, u64)>) -> Option<String> {
         let text = std::fs::read_to_string(&self.dirs.stamp).ok()?;
         let mut parts = text.split_whitespace();
         let tree = parts.next()?;
@@ -401,6 +507,54 @@ impl Runner<'_> {
         let mtime: u64 = parts.next()?.parse().ok()?;
         (index_now? == (len, mtime) && tree.len() == self.repo.format.hex_len())
             .then(|| tree.to_string())
+    }
+
+    /// Keeps the private index as it is now as the prompt's baseline: a second name for the
+    /// same file. Every git write replaces an index through a rename, so the baseline keeps
+    /// this content whatever happens to the private index later. (A copy where links are not
+    /// supported.)
+    pub fn keep_baseline(&self) -> Result<(), GitError> {
+        let (index, baseline) = (&self.dirs.index, &self.dirs.baseline);
+        crate::state::fs::remove_entry(baseline)?;
+        if std::fs::hard_link(index, baseline).is_ok() {
+            return Ok(());
+        }
+        let io = |source| GitError::Io {
+            path: baseline.clone(),
+            source,
+        };
+        std::fs::copy(index, baseline).map_err(io)?;
+        // The copy keeps the original's time, by which the Stop recognizes it.
+        let mtime = std::fs::metadata(index)
+            .and_then(|m| m.modified())
+            .map_err(io)?;
+        std::fs::File::options()
+            .write(true)
+            .open(baseline)
+            .and_then(|f| f.set_modified(mtime))
+            .map_err(io)
+    }
+
+    /// Whether the private index is still the baseline [`Runner::keep_baseline`] kept: the
+    /// same file (or, for a copy, the same length and time).
+    pub fn index_is_kept_baseline(&self) -> bool {
+        let (a, b) = (
+            std::fs::metadata(&self.dirs.index),
+            std::fs::metadata(&self.dirs.baseline),
+        );
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::MetadataExt;
+                    if a.dev() == b.dev() && a.ino() == b.ino() {
+                        return true;
+                    }
+                }
+                a.len() == b.len() && mtime_ns(&a) == mtime_ns(&b) && mtime_ns(&a) != 0
+            }
+            _ => false,
+        }
     }
 
     fn remember_tree(&self, tree: &str) {
@@ -412,30 +566,32 @@ impl Runner<'_> {
 
 /// Splits the pending paths into the NUL-separated list to restage and the files over `cap`,
 /// judged by `lstat` alone so that an oversized file is never opened.
-fn partition_by_size(
-    repo: &Repo,
-    pending: Vec<porcelain::Pending>,
-    cap: u64,
-) -> (Vec<u8>, Vec<OversizedFile>) {
-    let mut stage = Vec::new();
-    let mut oversized = Vec::new();
+fn partition_by_size(repo: &Repo, pending: Vec<porcelain::Pending>, cap: u64) -> Scan {
+    let mut scan = Scan::default();
     for item in pending {
         let path = repo.top.join(path_from_bytes(&item.path));
         match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_file() && meta.len() > cap => oversized.push(OversizedFile {
+            Ok(meta) if meta.is_file() && meta.len() > cap => scan.oversized.push(OversizedFile {
                 path: item.path,
                 size: meta.len(),
                 mtime_ns: mtime_ns(&meta),
                 tracked: !item.untracked,
             }),
             // Gone files are restaged too: `--remove` drops them from the private index.
-            _ => {
-                stage.extend_from_slice(&item.path);
-                stage.push(0);
+            found => {
+                if found.is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) {
+                    scan.not_files = true;
+                }
+                if item.untracked {
+                    scan.untracked.extend_from_slice(&item.path);
+                    scan.untracked.push(0);
+                }
+                scan.stage.extend_from_slice(&item.path);
+                scan.stage.push(0);
             }
         }
     }
-    (stage, oversized)
+    scan
 }
 
 fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
@@ -450,7 +606,7 @@ fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
     }
 }
 
-fn index_identity(index: &Path) -> Option<(u64, u64)> {
+pub(crate) fn index_identity(index: &Path) -> Option<(u64, u64)> {
     let meta = std::fs::metadata(index).ok()?;
     Some((meta.len(), mtime_ns(&meta)))
 }
@@ -467,7 +623,7 @@ pub(crate) fn path_from_bytes(bytes: &[u8]) -> PathBuf {
     PathBuf::from(os_from_bytes(bytes.to_vec()))
 }
 
-fn os_from_bytes(bytes: Vec<u8>) -> OsString {
+pub(crate) fn os_from_bytes(bytes: Vec<u8>) -> OsString {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStringExt;

@@ -1,0 +1,438 @@
+//! The Stop's git work: what changed in the working tree since the prompt's baseline, and the
+//! `.gitattributes` facts selection needs for it, in as few git processes as the facts allow,
+//! with the independent ones running side by side.
+//!
+//! One `git status` walk finds the paths that differ from the private index, which still holds
+//! the baseline. Then one of four ways:
+//! - **nothing** differs and the private index is still the baseline's: no further git;
+//! - **files**, when the private index is itself the baseline
+//!   ([`snapshot::baseline`]): one `git diff-files` limited to the paths compares the
+//!   baseline index with the working tree, and the paths the index does not track are written
+//!   as added files without git ([`diff::added`]) — or, when a path is gone and a rename could
+//!   pair it with one of them, marked intent-to-add first (`git add -N`) for git to diff with
+//!   the rest. No blob, index or tree is written for the turn: git reads the changed files as
+//!   it diffs them. That is the content staging
+//!   would have stored when reading a file converts nothing and its mode comes from the file
+//!   alone — the conditions of the limited way below, which it shares (line endings, for one,
+//!   are converted differently by a diff and by staging under `core.autocrlf`);
+//! - **limited**, when the baseline wrote its tree (a baseline taken before the files way
+//!   existed, or by a test): the paths are staged afresh into a small index of their own
+//!   (`update-index` reads and writes a few entries, not the whole private index) and one
+//!   `diff-index` limited to those paths compares the baseline tree with it. Outside those
+//!   paths the baseline and the working tree agree, so this is the whole diff, byte for byte,
+//!   whenever staging a path cannot depend on the index entry it replaces (see
+//!   [`limited_is_exact`]);
+//! - **whole**, otherwise: the paths are restaged into the private index, which is diffed
+//!   against the baseline tree entire ([`crate::git::diff::diff_index`]).
+//!
+//! Beside the staging and the diff, `check-attr` runs on its own thread, and only when some
+//! attribute file exists at all ([`attributes::none_apply`]); and so does the `write-tree` of
+//! the baseline when UserPromptSubmit left it to the Stop ([`snapshot::baseline`]), from the
+//! saved baseline index that the staging never touches.
+
+use std::path::Path;
+
+use crate::git::diff::{self, Change};
+use crate::git::snapshot::{
+    self, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity,
+    with_runner,
+};
+use crate::git::{Git, GitError, Repo, attributes};
+use crate::pipeline::select::Attributes;
+
+/// What the Stop needs from git.
+#[derive(Debug, Clone, Default)]
+pub struct Turn {
+    /// What changed since the baseline, in path order.
+    pub changes: Vec<Change>,
+    /// The attributes of (at least) every path in `changes`.
+    pub attributes: Attributes,
+    /// How the diff was made.
+    pub way: Way,
+}
+
+/// Most bytes of paths handed to git as arguments; more take the whole way (a command line
+/// has a bounded length everywhere, and a short one on Windows).
+const MAX_PATHSPEC_BYTES: usize = 16 * 1024;
+
+/// How the diff was made; see the module docs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Way {
+    /// Nothing differed from the baseline: one walk, no diff.
+    #[default]
+    Nothing,
+    /// The changed paths diffed against the baseline index itself, from the working tree.
+    Files,
+    /// The changed paths staged into a small index of their own and diffed alone.
+    Limited,
+    /// The changed paths restaged into the private index, diffed whole.
+    Whole,
+}
+
+impl Way {
+    /// The name the decision log records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Way::Nothing => "nothing",
+            Way::Files => "files",
+            Way::Limited => "limited",
+            Way::Whole => "whole",
+        }
+    }
+}
+
+/// What changed in the working tree of `repo` since `base`, which the prompt's
+/// UserPromptSubmit took into `store`, and the attributes of the changed paths.
+pub fn changes_since(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    options: &SnapshotOptions,
+    base: &Snapshot,
+) -> Result<Turn, GitError> {
+    with_runner(git, repo, store, |run| {
+        // The private index is the baseline's while it is the file the baseline came from (an
+        // earlier Stop of this prompt that died after restaging changed it).
+        let deferred = base.tree_deferred();
+        // Without its saved index a deferred baseline is gone (the prompt's store was
+        // removed): git would read the absent file as an empty index and every file of the
+        // repository would look added. Fail instead.
+        if deferred && std::fs::symlink_metadata(&run.dirs.baseline).is_err() {
+            return Err(GitError::Io {
+                path: run.dirs.baseline.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "the baseline's saved index is gone",
+                ),
+            });
+        }
+        let index_is_baseline = if deferred {
+            run.index_is_kept_baseline()
+        } else {
+            run.reusable_tree(index_identity(&run.dirs.index))
+                .is_some_and(|tree| tree == base.tree)
+        };
+        let scan = snapshot::scan(run, options)?;
+
+        // Every path the diff can name: what the walk found, and what was too large to
+        // stage now or at the baseline.
+        let mut paths: Vec<Vec<u8>> = scan.staged_paths().map(<[u8]>::to_vec).collect();
+        paths.extend(
+            scan.oversized
+                .iter()
+                .chain(&base.oversized)
+                .map(|f| f.path.clone()),
+        );
+        paths.sort();
+        paths.dedup();
+        let no_attributes = attributes::none_apply(repo, &paths);
+
+        let fits = scan.stage.len() <= MAX_PATHSPEC_BYTES
+            && (cfg!(unix) || scan.staged_paths().all(|p| std::str::from_utf8(p).is_ok()));
+        let way = if !index_is_baseline {
+            Way::Whole
+        } else if scan.stage.is_empty() {
+            Way::Nothing
+        } else if no_attributes && fits && limited_is_exact(repo, run, &scan) {
+            if !deferred {
+                Way::Limited
+            } else if default_big_file_threshold(repo) {
+                Way::Files
+            } else {
+                // Git's diff calls a blob over `core.bigFileThreshold` binary, but not a
+                // symbolic link it reads from the working tree: only blobs agree.
+                Way::Whole
+            }
+        } else {
+            Way::Whole
+        };
+        if way == Way::Files {
+            match files_way(git, repo, store, run, base, &scan, no_attributes, &paths) {
+                Ok(turn) => return Ok(turn),
+                // Git refused a path (it vanished since the walk, a sparse checkout keeps it
+                // out): the whole way stages what is there now.
+                Err(GitError::Process(crate::process::ProcessError::Exit { .. })) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let way = if way == Way::Files { Way::Whole } else { way };
+
+        let (changes, looked_up) = std::thread::scope(|scope| {
+            let lookup =
+                (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, &paths)));
+            // The baseline's tree, when UserPromptSubmit left it to us, is written beside the
+            // staging: from the saved baseline index, which the staging never touches.
+            let tree = (deferred && way != Way::Nothing)
+                .then(|| scope.spawn(|| snapshot::write_tree(run, Some(&run.dirs.baseline))));
+            let changes = stage_by(way, run, &scan).and_then(|()| {
+                let tree = match tree {
+                    Some(job) => join(job, "write-tree")?,
+                    None => base.tree.clone(),
+                };
+                let base = Snapshot {
+                    tree,
+                    oversized: base.oversized.clone(),
+                };
+                diff_by(way, git, repo, store, run, &base, &scan)
+            });
+            let looked_up = match lookup {
+                None => Ok(attributes::unspecified(repo, &paths)),
+                Some(job) => join(job, "check-attr"),
+            };
+            (changes, looked_up)
+        });
+        let changes = changes?;
+        let mut attributes = looked_up?;
+
+        // The walk names every path the diff can (a rename's two sides are a deletion and an
+        // addition to it); should one ever be missing, it is looked up after all.
+        let missing: Vec<Vec<u8>> = crate::pipeline::attribute_paths(&changes)
+            .into_iter()
+            .filter(|p| paths.binary_search(p).is_err())
+            .collect();
+        if !missing.is_empty() {
+            let more = attributes::read(git, repo, &missing)?;
+            attributes.generated.extend(more.generated);
+            attributes.vendored.extend(more.vendored);
+            attributes.no_diff.extend(more.no_diff);
+            attributes.output_roots.extend(more.output_roots);
+        }
+        Ok(Turn {
+            changes,
+            attributes,
+            way,
+        })
+    })
+}
+
+/// The files way: `diff-files` on the walk's paths, with the attribute lookup beside it. New
+/// paths are written as added files here ([`diff::added`]) when no rename can pair one with
+/// anything — no path the baseline tracks is gone, so `-M` has no source; otherwise they are
+/// marked intent-to-add in the private index (the baseline) first, and git diffs them with
+/// the rest.
+#[allow(clippy::too_many_arguments)]
+fn files_way(
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    run: &Runner<'_>,
+    base: &Snapshot,
+    scan: &Scan,
+    no_attributes: bool,
+    paths: &[Vec<u8>],
+) -> Result<Turn, GitError> {
+    std::thread::scope(|scope| {
+        let lookup = (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, paths)));
+        let changes = match added_without_git(repo, scan) {
+            Some((tracked, added)) => {
+                diff::diff_files(git, repo, store, base, &tracked, added, &scan.oversized)
+            }
+            None => mark_new(run, &scan.untracked).and_then(|()| {
+                let staged: Vec<&[u8]> = scan.staged_paths().collect();
+                diff::diff_files(git, repo, store, base, &staged, Vec::new(), &scan.oversized)
+            }),
+        };
+        let attributes = match lookup {
+            None => Ok(attributes::unspecified(repo, paths)),
+            Some(job) => join(job, "check-attr"),
+        };
+        Ok(Turn {
+            changes: changes?,
+            attributes: attributes?,
+            way: Way::Files,
+        })
+    })
+}
+
+/// The walk's tracked paths and the changes of its new ones, written without git, when that
+/// is exact (see [`files_way`]); `None` when git must mark them intent-to-add.
+fn added_without_git<'a>(repo: &Repo, scan: &'a Scan) -> Option<(Vec<&'a [u8]>, Vec<Change>)> {
+    if !default_big_file_threshold(repo) || scan.untracked.is_empty() {
+        return None;
+    }
+    let new: Vec<&[u8]> = scan
+        .untracked
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let tracked: Vec<&[u8]> = scan.staged_paths().filter(|p| !new.contains(p)).collect();
+    let gone =
+        |p: &&[u8]| std::fs::symlink_metadata(repo.top.join(snapshot::path_from_bytes(p))).is_err();
+    if tracked.iter().any(gone) {
+        return None;
+    }
+    let added = new
+        .iter()
+        .map(|p| diff::added(&repo.top, p, repo.format))
+        .collect::<std::io::Result<Vec<Change>>>()
+        .ok()?;
+    Some((tracked, added))
+}
+
+/// Whether `core.bigFileThreshold` is known to be unset: git's diff then calls a file binary
+/// by its bytes alone, wherever it reads them from.
+fn default_big_file_threshold(repo: &Repo) -> bool {
+    repo.facts
+        .config
+        .as_ref()
+        .is_some_and(|c| c.default_big_file_threshold)
+}
+
+/// Marks `untracked` (NUL-separated paths) intent-to-add in the private index: an entry with
+/// no content, which `diff-files` shows as an added file read from the working tree.
+fn mark_new(run: &Runner<'_>, untracked: &[u8]) -> Result<(), GitError> {
+    if untracked.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = run.git(
+        snapshot::Access::Read,
+        &[
+            "add",
+            "--intent-to-add",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ],
+    )?;
+    cmd.env("GIT_LITERAL_PATHSPECS", "1");
+    run.git_output(cmd, Some(untracked.to_vec()))?;
+    Ok(())
+}
+
+/// The result of a job run beside the main thread; its panic becomes an error.
+fn join<T>(
+    job: std::thread::ScopedJoinHandle<'_, Result<T, GitError>>,
+    what: &str,
+) -> Result<T, GitError> {
+    job.join().unwrap_or_else(|_| {
+        Err(GitError::Parse {
+            command: what.into(),
+            detail: "the job running it panicked".into(),
+        })
+    })
+}
+
+/// Stages the walk's paths for `way`: into a small index of their own, or the private index.
+fn stage_by(way: Way, run: &Runner<'_>, scan: &Scan) -> Result<(), GitError> {
+    match way {
+        Way::Nothing => Ok(()),
+        Way::Limited => {
+            let index = &run.dirs.turn_index;
+            // A small index left by a Stop that died must not lend us its entries.
+            crate::state::fs::remove_entry(index)?;
+            snapshot::apply(run, &scan.stage, Some(index))
+        }
+        // (The files way is not staged; one that git refused ends here as the whole way.)
+        Way::Whole | Way::Files if scan.stage.is_empty() => Ok(()),
+        Way::Whole | Way::Files => snapshot::apply(run, &scan.stage, None),
+    }
+}
+
+/// Diffs `base` (its tree written) against what [`stage_by`] staged.
+fn diff_by(
+    way: Way,
+    git: &Git,
+    repo: &Repo,
+    store: &PrivateStore,
+    run: &Runner<'_>,
+    base: &Snapshot,
+    scan: &Scan,
+) -> Result<Vec<Change>, GitError> {
+    match way {
+        Way::Nothing => {
+            let staged = Staged {
+                oversized: scan.oversized.clone(),
+                unchanged_tree: Some(base.tree.clone()),
+            };
+            diff::diff_index(git, repo, store, base, &staged)
+        }
+        Way::Limited => {
+            let paths: Vec<&[u8]> = scan.staged_paths().collect();
+            let index = &run.dirs.turn_index;
+            diff::diff_index_limited(git, repo, store, base, index, &paths, &scan.oversized)
+        }
+        Way::Whole | Way::Files => {
+            let staged = Staged {
+                oversized: scan.oversized.clone(),
+                unchanged_tree: None,
+            };
+            diff::diff_index(git, repo, store, base, &staged)
+        }
+    }
+}
+
+/// Whether staging `scan`'s paths into an empty index gives each the entry it would get in
+/// the private index, so that the limited way is exact. Git looks at the entry a file replaces
+/// when the config says not to trust the file's mode or case (`core.fileMode`,
+/// `core.symlinks`, `core.ignoreCase`), before converting line endings (`core.autocrlf`, the
+/// `text` attribute), and for `.gitattributes` it reads from the index when the working tree
+/// has none; and for a directory (a submodule's commit, a directory that replaced a file) it
+/// decides by the old entry what to stage. The caller has already found no attribute file in
+/// the working tree ([`attributes::none_apply`]); this checks the config, that every path is
+/// a file, a symbolic link or gone, and that the private index names no `.gitattributes`
+/// either (a file it cannot read, or in a format it does not scan, counts as naming one). (The
+/// caller also checks that the paths fit on a command line.)
+fn limited_is_exact(repo: &Repo, run: &Runner<'_>, scan: &Scan) -> bool {
+    let staging_ignores_index = repo
+        .facts
+        .config
+        .as_ref()
+        .is_some_and(|c| c.staging_ignores_index);
+    staging_ignores_index && !scan.not_files && !index_may_name_gitattributes(&run.dirs.index)
+}
+
+/// Whether the index file at `index` may hold an entry named `.gitattributes` (in any
+/// directory). Versions 2 and 3 store every path whole, so a byte search is exact in one
+/// direction: no match, no such entry. Anything else answers `true`.
+fn index_may_name_gitattributes(index: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(index) else {
+        return true;
+    };
+    let version = bytes
+        .get(4..8)
+        .and_then(|v| <[u8; 4]>::try_from(v).ok())
+        .map(u32::from_be_bytes);
+    if bytes.get(..4) != Some(b"DIRC") || !matches!(version, Some(2 | 3)) {
+        return true;
+    }
+    aho_corasick::AhoCorasick::new([b".gitattributes\0"]).map_or(true, |ac| ac.is_match(&bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_whole_path_index_without_gitattributes_is_clear() {
+        let tmp = tempfile::tempdir().unwrap();
+        let index = tmp.path().join("index");
+        let entry = |name: &str| {
+            let mut e = vec![0u8; 62];
+            e.extend_from_slice(name.as_bytes());
+            e.push(0);
+            e
+        };
+        let file = |version: u32, names: &[&str]| {
+            let mut b = b"DIRC".to_vec();
+            b.extend_from_slice(&version.to_be_bytes());
+            b.extend_from_slice(&(names.len() as u32).to_be_bytes());
+            for n in names {
+                b.extend(entry(n));
+            }
+            std::fs::write(&index, b).unwrap();
+        };
+        assert!(index_may_name_gitattributes(&index), "absent");
+        file(2, &["a.txt", "src/.gitattributes.bak", "gitattributes"]);
+        assert!(!index_may_name_gitattributes(&index));
+        file(2, &["a.txt", "src/.gitattributes"]);
+        assert!(index_may_name_gitattributes(&index));
+        file(3, &[".gitattributes"]);
+        assert!(index_may_name_gitattributes(&index));
+        file(4, &["a.txt"]);
+        assert!(
+            index_may_name_gitattributes(&index),
+            "version 4 is not scanned"
+        );
+        std::fs::write(&index, b"garbage").unwrap();
+        assert!(index_may_name_gitattributes(&index));
+    }
+}
