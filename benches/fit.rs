@@ -34,35 +34,14 @@ fn model_path() -> PathBuf {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
+    let value = |name: &str| fit::arg_value(&args, name);
+    let params = match fit::Params::from_args(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     };
-    let mut params = fit::Params::default();
-    if let Some(v) = value("--l2") {
-        params.l2_gate = v.parse().expect("--l2 takes a number");
-        params.l2_axes = params.l2_gate;
-    }
-    if let Some(v) = value("--l2-gate") {
-        params.l2_gate = v.parse().expect("--l2-gate takes a number");
-    }
-    if let Some(v) = value("--l2-axes") {
-        params.l2_axes = v.parse().expect("--l2-axes takes a number");
-    }
-    if let Some(v) = value("--secondary") {
-        params.secondary_mass = v.parse().expect("--secondary takes a number");
-    }
-    if let Some(v) = value("--false-alarms") {
-        params.false_alarm_limit = v.parse().expect("--false-alarms takes a number");
-    }
-    if let Some(v) = value("--folds") {
-        params.folds = v.parse().expect("--folds takes a number");
-    }
-    if args.iter().any(|a| a == "--global-threshold") {
-        params.global_threshold = true;
-    }
     let dir = value("--corpus").map_or_else(corpus::default_dir, PathBuf::from);
     let write = args.iter().any(|a| a == "--write");
     let check = args.iter().any(|a| a == "--check");
@@ -128,7 +107,7 @@ fn main() -> ExitCode {
         out.precision_target,
         out.thresholds.map(|t| (t * 1000.0).round() / 1000.0)
     );
-    let bytes = out.parts.encode();
+    let bytes = out.parts.expect("the fit asked for the model").encode();
     let sha = jev_preflight::digest::hex_sha256(&bytes);
     let path = model_path();
     if check {

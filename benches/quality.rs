@@ -16,7 +16,8 @@
 //! - `--eval-set`: the shipped `local` model on the hand-written set in `testdata/eval/`; the
 //!   model never saw it, but the line kinds were written with it in view, so it is labeled
 //!   in-sample too.
-//! - `--corpus DIR`, `--folds K`, `--false-alarms R` as for the `fit` bench.
+//! - `--corpus DIR` and the fit options (`--folds K`, `--false-alarms R`, `--l2 X`, …) as for
+//!   the `fit` bench.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,20 +38,15 @@ mod learn;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let value = |name: &str| fit::arg_value(&args, name);
     let flag = |name: &str| args.iter().any(|a| a == name);
-    let mut params = fit::Params::default();
-    if let Some(v) = value("--folds") {
-        params.folds = v.parse().expect("--folds takes a number");
-    }
-    if let Some(v) = value("--false-alarms") {
-        params.false_alarm_limit = v.parse().expect("--false-alarms takes a number");
-    }
+    let params = match fit::Params::from_args(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if flag("--eval-set") {
         return eval_set_report();
     }

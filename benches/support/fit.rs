@@ -71,6 +71,45 @@ impl Default for Params {
     }
 }
 
+/// The value after `name` on the command line, if any.
+pub fn arg_value(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+impl Params {
+    /// The defaults with the fit options found in `args` (`--l2`, `--l2-gate`, `--l2-axes`,
+    /// `--secondary`, `--false-alarms`, `--folds`, `--global-threshold`), shared by the fit and
+    /// quality benches.
+    pub fn from_args(args: &[String]) -> Result<Params, String> {
+        fn number<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
+            arg_value(args, name)
+                .map(|v| {
+                    v.parse()
+                        .map_err(|_| format!("`{name}` takes a number, not `{v}`"))
+                })
+                .transpose()
+        }
+        let mut p = Params::default();
+        if let Some(l2) = number(args, "--l2")? {
+            p.l2_gate = l2;
+            p.l2_axes = l2;
+        }
+        p.l2_gate = number(args, "--l2-gate")?.unwrap_or(p.l2_gate);
+        p.l2_axes = number(args, "--l2-axes")?.unwrap_or(p.l2_axes);
+        p.secondary_mass = number(args, "--secondary")?.unwrap_or(p.secondary_mass);
+        p.false_alarm_limit = number(args, "--false-alarms")?.unwrap_or(p.false_alarm_limit);
+        p.folds = number(args, "--folds")?.unwrap_or(p.folds);
+        if p.folds < 2 {
+            return Err("`--folds` takes at least 2".into());
+        }
+        p.global_threshold |= args.iter().any(|a| a == "--global-threshold");
+        Ok(p)
+    }
+}
+
 /// Both stages' fitted weights.
 #[derive(Debug, Clone)]
 pub struct Model {

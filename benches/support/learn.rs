@@ -69,8 +69,9 @@ impl Data {
 
 /// What the procedure produced.
 pub struct Outcome {
-    /// The model to ship: fitted on every case, calibrated and thresholded out-of-fold.
-    pub parts: Parts,
+    /// The model to ship (only when asked for): fitted on every case, calibrated and
+    /// thresholded out-of-fold.
+    pub parts: Option<Parts>,
     /// Honest figures: nested cross-validation at each fold's own thresholds.
     pub nested: Figures,
     /// Out-of-fold figures at the shipped thresholds (thresholds chosen on the same
@@ -157,7 +158,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
         fit::Figures::default()
     };
 
-    let parts = if ship {
+    let parts = ship.then(|| {
         let model = fit::fit(
             &members
                 .iter()
@@ -177,19 +178,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
             gate_weights: model.gate.iter().map(|&w| w as f32).collect(),
             axis_weights: model.axes.iter().map(|&w| w as f32).collect(),
         }
-    } else {
-        Parts {
-            dim: 0,
-            gate_bias: 0.0,
-            gate_platt: (0.0, 0.0),
-            temperature: 1.0,
-            gamma: 1.0,
-            axis_bias: [0.0; AXIS_COUNT],
-            threshold: [0.0; AXIS_COUNT],
-            gate_weights: Vec::new(),
-            axis_weights: Vec::new(),
-        }
-    };
+    });
     Outcome {
         parts,
         nested,

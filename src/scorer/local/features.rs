@@ -226,7 +226,7 @@ pub fn extract(diff: &str) -> Features {
                     file: fi,
                     line: line.new_line,
                     removed: is_removed,
-                    text: clip(line.text.trim(), 160).to_owned(),
+                    text: tokens::clip(line.text.trim(), 160).to_owned(),
                     kinds: line_kinds,
                 });
                 out.line_buckets.push(raised);
@@ -340,17 +340,6 @@ pub fn extract(diff: &str) -> Features {
     out.index = pairs.iter().map(|p| p.0).collect();
     out.value = pairs.iter().map(|p| p.1).collect();
     out
-}
-
-fn clip(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// Path words, language and role of a changed file.

@@ -110,7 +110,8 @@ fn char_len(s: &str) -> usize {
     s.chars().next().map_or(1, char::len_utf8)
 }
 
-fn clip(text: &str, max: usize) -> &str {
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+pub(super) fn clip(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
