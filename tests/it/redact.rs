@@ -27,6 +27,21 @@ fn redact(line: &str) -> (String, RedactionReport) {
 }
 
 /// Redacts each marked line on its own; returns the recall in percent and the misses.
+/// Prints a corpus's recall (overall, per tag, and each miss) and fails below `floor`.
+fn assert_recall(title: &str, lines: &[(String, String)], floor: f64) {
+    let (recall, missed) = recall(lines);
+    println!(
+        "{title} recall: {recall:.2}% ({} of {} secret lines)\n{}",
+        lines.len() - missed.len(),
+        lines.len(),
+        per_tag(lines, &missed)
+    );
+    for m in &missed {
+        println!("missed {m}");
+    }
+    assert!(recall >= floor, "{title} recall {recall:.2}% < {floor}%");
+}
+
 fn recall(lines: &[(String, String)]) -> (f64, Vec<String>) {
     let redactor = Redactor::new();
     let mut missed = Vec::new();
@@ -94,17 +109,7 @@ fn secret_corpus_recall_is_at_least_99_percent() {
     let formats: BTreeSet<&str> = lines.iter().map(|(tag, _)| tag.as_str()).collect();
     assert!(lines.len() >= 300, "only {} secret lines", lines.len());
     assert!(formats.len() >= 60, "only {} formats", formats.len());
-    let (recall, missed) = recall(&lines);
-    println!(
-        "redaction recall: {recall:.2}% ({} of {} secret lines, {} formats)",
-        lines.len() - missed.len(),
-        lines.len(),
-        formats.len()
-    );
-    for m in &missed {
-        println!("missed {m}");
-    }
-    assert!(recall >= 99.0, "recall {recall:.2}% < 99%");
+    assert_recall("redaction", &lines, 99.0);
 }
 
 /// Lines in the shapes of public scanner fixtures, written before the rules that catch them:
@@ -112,21 +117,7 @@ fn secret_corpus_recall_is_at_least_99_percent() {
 #[test]
 fn held_out_fixture_recall() {
     let lines = corpus("heldout.txt");
-    let formats: BTreeSet<&str> = lines.iter().map(|(tag, _)| tag.as_str()).collect();
-    let (recall, missed) = recall(&lines);
-    println!(
-        "held-out recall: {recall:.2}% ({} of {} secret lines, {} formats)",
-        lines.len() - missed.len(),
-        lines.len(),
-        formats.len()
-    );
-    for m in &missed {
-        println!("missed {m}");
-    }
-    assert!(
-        recall >= HELD_OUT_FLOOR,
-        "held-out recall {recall:.2}% < {HELD_OUT_FLOOR}%"
-    );
+    assert_recall("held-out", &lines, HELD_OUT_FLOOR);
 }
 
 /// Below the measured figure by a margin, so a change that loses coverage fails.
@@ -137,19 +128,7 @@ const HELD_OUT_FLOOR: f64 = 97.0;
 #[test]
 fn fresh_held_out_recall() {
     let lines = corpus("heldout-fresh.txt");
-    let (recall, missed) = recall(&lines);
-    println!(
-        "fresh held-out recall: {recall:.2}% ({} of {} secret lines)",
-        lines.len() - missed.len(),
-        lines.len()
-    );
-    for m in &missed {
-        println!("missed {m}");
-    }
-    assert!(
-        recall >= FRESH_FLOOR,
-        "fresh held-out recall {recall:.2}% < {FRESH_FLOOR}%"
-    );
+    assert_recall("fresh held-out", &lines, FRESH_FLOOR);
 }
 
 /// Below the measured figure by a margin, so a change that loses coverage fails.
@@ -289,20 +268,7 @@ fn code_naming_the_pem_marker_does_not_swallow_following_lines() {
 #[test]
 fn held_out_families_recall() {
     let lines = corpus("heldout-families.txt");
-    let (recall, missed) = recall(&lines);
-    println!(
-        "held-out families recall: {recall:.2}% ({} of {} secret lines)\n{}",
-        lines.len() - missed.len(),
-        lines.len(),
-        per_tag(&lines, &missed)
-    );
-    for m in &missed {
-        println!("missed {m}");
-    }
-    assert!(
-        recall >= FAMILIES_FLOOR,
-        "held-out families recall {recall:.2}% < {FAMILIES_FLOOR}%"
-    );
+    assert_recall("held-out families", &lines, FAMILIES_FLOOR);
 }
 
 /// Below the measured figure by a margin, so a change that loses coverage fails.
@@ -342,17 +308,7 @@ const FAMILIES_LOOKALIKE_CEILING: f64 = 2.0;
 fn family_corpus_recall() {
     let lines = corpus("families.txt");
     assert!(lines.len() >= 300, "only {} family lines", lines.len());
-    let (recall, missed) = recall(&lines);
-    println!(
-        "family corpus recall: {recall:.2}% ({} of {} secret lines)\n{}",
-        lines.len() - missed.len(),
-        lines.len(),
-        per_tag(&lines, &missed)
-    );
-    for m in &missed {
-        println!("missed {m}");
-    }
-    assert!(recall >= 99.0, "family corpus recall {recall:.2}% < 99%");
+    assert_recall("family corpus", &lines, 99.0);
 }
 
 /// Look-alikes of the in-sample family corpus: documented examples, filler, templates,
@@ -485,19 +441,7 @@ const CONFIGS_CEILING: f64 = 2.0;
 #[test]
 fn scanner_format_recall() {
     let lines = corpus("scanner-formats.txt");
-    let (recall, missed) = recall(&lines);
-    println!(
-        "scanner-format recall: {recall:.2}% ({} of {} lines)",
-        lines.len() - missed.len(),
-        lines.len()
-    );
-    for m in &missed {
-        println!("missed {m}");
-    }
-    assert!(
-        recall >= SCANNER_FLOOR,
-        "scanner-format recall {recall:.2}% < {SCANNER_FLOOR}%"
-    );
+    assert_recall("scanner-format", &lines, SCANNER_FLOOR);
 }
 
 /// Below the measured figure by a margin; the misses are mostly client IDs (no secret) and
