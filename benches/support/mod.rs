@@ -196,6 +196,26 @@ impl GenRepo {
         .unwrap();
     }
 
+    /// Commits everything in the tree (the baseline changes, or a turn), as a user who
+    /// commits between prompts does.
+    pub fn commit_all(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["-c", "gc.auto=0", "commit", "-q", "-m", message]);
+    }
+
+    /// A turn that is committed afterwards instead of undone: the same three files get one
+    /// more line each, and a file new in round `round` is added.
+    pub fn turn_kept(&self, round: usize) {
+        for p in &self.turn_paths {
+            append(p, "turn edit\n");
+        }
+        std::fs::write(
+            self.root.join(format!("new-in-turn-{round}.rs")),
+            "pub fn added(input: &str) -> usize {\n    input.len()\n}\n",
+        )
+        .unwrap();
+    }
+
     /// Restores the tree as it was before [`GenRepo::turn`].
     pub fn undo(&self) {
         for (p, body) in self.turn_paths.iter().zip(&self.originals) {

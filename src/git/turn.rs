@@ -225,11 +225,32 @@ fn files_way(
         let lookup = (!no_attributes).then(|| scope.spawn(|| attributes::read(git, repo, paths)));
         let changes = match added_without_git(repo, scan) {
             Some((tracked, added)) => {
-                diff::diff_files(git, repo, store, base, &tracked, added, &scan.oversized)
+                // The walk named the baseline's entry of every tracked path: a small index of
+                // just those is all `diff-files` needs to read.
+                let entries = (!scan.entries_missing).then_some(&scan.entries[..]);
+                diff::diff_files(
+                    git,
+                    repo,
+                    store,
+                    base,
+                    &tracked,
+                    entries,
+                    added,
+                    &scan.oversized,
+                )
             }
             None => mark_new(run, &scan.untracked).and_then(|()| {
                 let staged: Vec<&[u8]> = scan.staged_paths().collect();
-                diff::diff_files(git, repo, store, base, &staged, Vec::new(), &scan.oversized)
+                diff::diff_files(
+                    git,
+                    repo,
+                    store,
+                    base,
+                    &staged,
+                    None,
+                    Vec::new(),
+                    &scan.oversized,
+                )
             }),
         };
         let attributes = match lookup {

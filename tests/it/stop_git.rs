@@ -340,6 +340,53 @@ fn the_short_ways_match_the_long_way() {
     assert_eq!((stop.way, with_tree.way), (Way::Whole, Way::Whole));
 }
 
+/// When no tracked path is gone, the files way diffs from a small index of just the changed
+/// paths' baseline entries, which the walk named, instead of the whole private index: edits,
+/// an executable bit, a symbolic link's new target, odd names, and a file already changed
+/// (and staged) at the baseline, whose baseline entry is not HEAD's. Byte for byte the long
+/// way's diff.
+#[test]
+fn the_files_way_diffs_from_a_small_index_of_the_changed_entries() {
+    let r = base_repo();
+    std::os::unix::fs::symlink("a.txt", r.path().join("link")).unwrap();
+    r.write("spaced name.txt", "x\n").commit_all("more");
+    r.write("src/deep/mod.rs", "pub fn f() -> u8 { 2 }\n");
+    r.git(&["add", "src/deep/mod.rs"]);
+    r.write("src/lib.rs", "fn main() { dirty(); }\n");
+    let git = Git::default();
+    let (stop, _) = stop_after(&r, &git, || {
+        r.write("a.txt", "one\n2\nthree\n")
+            .write("src/deep/mod.rs", "pub fn f() -> u8 { 3 }\n")
+            .write("src/lib.rs", "fn main() { dirtier(); }\n")
+            .write("spaced name.txt", "y\n")
+            .write("new\nline.txt", "new\n");
+        std::fs::remove_file(r.path().join("link")).unwrap();
+        std::os::unix::fs::symlink("run.sh", r.path().join("link")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let p = r.path().join("run.sh");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    });
+    assert_eq!(stop.way, Way::Files);
+    assert_eq!(
+        names(&stop.changes),
+        [
+            "a.txt",
+            "link",
+            "new\nline.txt",
+            "run.sh",
+            "spaced name.txt",
+            "src/deep/mod.rs",
+            "src/lib.rs"
+        ]
+    );
+    let deep = &stop.changes[5];
+    let patch = String::from_utf8_lossy(&deep.patch);
+    assert!(
+        patch.contains("-pub fn f() -> u8 { 2 }") && patch.contains("+pub fn f() -> u8 { 3 }"),
+        "the baseline is the staged content, not HEAD's: {patch}"
+    );
+}
+
 /// An attribute file anywhere git would read one is honoured: in a parent directory of a
 /// changed path (committed, or added during the turn), named by `core.attributesFile`, or in
 /// `info/attributes`. With any of them present `check-attr` runs, beside the diff.

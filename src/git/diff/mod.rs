@@ -15,7 +15,7 @@ pub(crate) use added::added;
 use std::path::Path;
 
 use crate::git::snapshot::{
-    Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged, os_from_bytes,
+    Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged, os_from_bytes, small_index,
 };
 use crate::git::{Git, GitError, Repo};
 
@@ -174,7 +174,8 @@ pub(crate) fn diff_index_limited(
 /// from a blob written for it. Paths the index does not track must be marked intent-to-add
 /// first, so that they show as added, or come as `added` changes made without git
 /// ([`added()`]). With no `paths`, no git runs. The raw records' working-tree ids are zeros
-/// (they are not hashed); the patch's `index` lines carry the real ones.
+/// (they are not hashed); the patch's `index` lines carry the real ones. With `entries`, the
+/// baseline's entries for exactly `paths`, git reads those from a small index of their own.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn diff_files(
     git: &Git,
@@ -182,13 +183,14 @@ pub(crate) fn diff_files(
     store: &PrivateStore,
     base: &Snapshot,
     paths: &[&[u8]],
+    entries: Option<&[small_index::Entry]>,
     added: Vec<Change>,
     oversized: &[OversizedFile],
 ) -> Result<Vec<Change>, GitError> {
     let mut changes = if paths.is_empty() {
         Vec::new()
     } else {
-        diff_files_of(git, repo, store, paths)?
+        diff_files_of(git, repo, store, paths, entries)?
     };
     changes.extend(added);
     merge_oversized(repo, &mut changes, &base.oversized, oversized);
@@ -196,12 +198,15 @@ pub(crate) fn diff_files(
     Ok(changes)
 }
 
-/// One `git diff-files` of `paths`, parsed.
+/// One `git diff-files` of `paths`, parsed. With `entries` (the baseline index's entries for
+/// exactly `paths`), it reads a small index of just those ([`small_index`]) instead of the
+/// whole private index.
 fn diff_files_of(
     git: &Git,
     repo: &Repo,
     store: &PrivateStore,
     paths: &[&[u8]],
+    entries: Option<&[small_index::Entry]>,
 ) -> Result<Vec<Change>, GitError> {
     let dirs = Dirs::for_read(store)?;
     let runner = Runner {
@@ -210,7 +215,18 @@ fn diff_files_of(
         dirs: &dirs,
         filters: &repo.filters,
     };
+    let small = match entries {
+        Some(entries) if entries.len() == paths.len() => {
+            small_index::write(&dirs.turn_index, entries, repo.format)?
+        }
+        _ => false,
+    };
     let mut all = diff_args("diff-files");
+    if small {
+        let mut cmd = runner.git(Access::Read, &all)?;
+        cmd.env("GIT_INDEX_FILE", &dirs.turn_index);
+        return raw::parse(&runner.git_output(cmd, None)?);
+    }
     all.push("--");
     let mut cmd = runner.git(Access::Read, &all)?;
     cmd.env("GIT_LITERAL_PATHSPECS", "1");

@@ -10,6 +10,7 @@
 
 mod dirs;
 mod porcelain;
+pub(crate) mod small_index;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -247,6 +248,11 @@ pub(crate) struct Scan {
     pub not_files: bool,
     /// The NUL-separated paths among `stage` that the private index does not track.
     pub untracked: Vec<u8>,
+    /// The private index's entries for the tracked paths among `stage` (path, mode, object
+    /// id in hex), in the walk's order: what a diff of those paths needs from the index.
+    pub entries: Vec<(Vec<u8>, u32, Vec<u8>)>,
+    /// Some tracked path among `stage` came without its entry (an unmerged path).
+    pub entries_missing: bool,
 }
 
 impl Scan {
@@ -585,6 +591,10 @@ fn partition_by_size(repo: &Repo, pending: Vec<porcelain::Pending>, cap: u64) ->
                 if item.untracked {
                     scan.untracked.extend_from_slice(&item.path);
                     scan.untracked.push(0);
+                } else if let Some((mode, oid)) = item.entry {
+                    scan.entries.push((item.path.clone(), mode, oid));
+                } else {
+                    scan.entries_missing = true;
                 }
                 scan.stage.extend_from_slice(&item.path);
                 scan.stage.push(0);

@@ -8,6 +8,9 @@ pub struct Pending {
     pub path: Vec<u8>,
     /// Not in the private index (a `?` line); otherwise tracked with a working-tree change.
     pub untracked: bool,
+    /// The private index's entry for a tracked path, as an ordinary change record (`1`)
+    /// names it: its mode and object id in hex. `None` for untracked and unmerged paths.
+    pub entry: Option<(u32, Vec<u8>)>,
 }
 
 /// The entries whose working-tree side differs from the private index, in git's order.
@@ -37,6 +40,7 @@ pub fn parse(stdout: &[u8]) -> Result<Vec<Pending>, GitError> {
                     out.push(Pending {
                         path: path.to_vec(),
                         untracked: true,
+                        entry: None,
                     });
                 }
                 continue;
@@ -62,10 +66,22 @@ pub fn parse(stdout: &[u8]) -> Result<Vec<Pending>, GitError> {
             out.push(Pending {
                 path: path.to_vec(),
                 untracked: false,
+                entry: (rec[0] == b'1').then(|| index_entry(rec)).flatten(),
             });
         }
     }
     Ok(out)
+}
+
+/// The index side of an ordinary change record `1 XY sub mH mI mW hH hI path`: `mI` (octal)
+/// and `hI`. `None` when the index holds no entry (mode 0) or a field does not parse.
+fn index_entry(rec: &[u8]) -> Option<(u32, Vec<u8>)> {
+    let mut fields = rec.split(|&b| b == b' ');
+    let mode = fields.nth(4)?;
+    let oid = fields.nth(2)?;
+    let mode = u32::from_str_radix(std::str::from_utf8(mode).ok()?, 8).ok()?;
+    (mode != 0 && !oid.is_empty() && oid.iter().all(u8::is_ascii_hexdigit))
+        .then(|| (mode, oid.to_vec()))
 }
 
 #[cfg(test)]
@@ -76,17 +92,27 @@ mod tests {
         Pending {
             path: path.to_vec(),
             untracked,
+            entry: None,
+        }
+    }
+
+    fn tracked(path: &[u8], mode: u32, oid: &str) -> Pending {
+        Pending {
+            path: path.to_vec(),
+            untracked: false,
+            entry: Some((mode, oid.as_bytes().to_vec())),
         }
     }
 
     #[test]
     fn keeps_only_working_tree_changes() {
         let z = "0".repeat(40);
+        let (a, b) = ("a".repeat(40), "b".repeat(40));
         let input = format!(
             "# branch.oid (initial)\0\
              1 M. N... 100644 100644 100644 {z} {z} staged only\0\
-             1 .M N... 100644 100644 100644 {z} {z} with space\0\
-             1 MD N... 100644 100644 000000 {z} {z} -gone\0\
+             1 .M N... 100644 100644 100644 {z} {a} with space\0\
+             1 MD N... 100644 100755 000000 {z} {b} -gone\0\
              2 .M N... 100644 100644 100644 {z} {z} R100 new name\0old name\0\
              u UU N... 100644 100644 100644 100644 {z} {z} {z} conflict\0\
              ? new\nline\0\
@@ -96,8 +122,8 @@ mod tests {
         assert_eq!(
             parse(input.as_bytes()).unwrap(),
             vec![
-                pending(b"with space", false),
-                pending(b"-gone", false),
+                tracked(b"with space", 0o100644, &a),
+                tracked(b"-gone", 0o100755, &b),
                 pending(b"new name", false),
                 pending(b"conflict", false),
                 pending(b"new\nline", true),
