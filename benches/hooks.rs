@@ -669,7 +669,6 @@ fn committed_case(files: usize, rounds: usize) -> CommittedResult {
     let session = format!("committed-{files}");
     env.hook(&event("UserPromptSubmit", &session, "first", &repo.root));
     env.hook(&event("Stop", &session, "first", &repo.root));
-    repo.commit_all("first");
     settle();
     let (mut ups, mut stop, mut floors) = (Series::default(), Series::default(), Vec::new());
     for r in 0..rounds {
