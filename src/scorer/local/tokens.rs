@@ -90,6 +90,14 @@ pub fn tokenize(line: &str) -> Vec<Token> {
                 string_words(body, &mut out);
             }
             i = end;
+        } else if let Some(len) = redaction_marker(&line[i..]) {
+            // `[REDACTED:aws-access-key]`: one word for the redactor's marker, so its hyphens
+            // are not read as arithmetic nor its type's words as the code's own names.
+            out.push(Token {
+                kind: TokenKind::Word,
+                text: "redacted".into(),
+            });
+            i += len;
         } else {
             let rest = &line[i..];
             let op = OPERATORS
@@ -104,6 +112,16 @@ pub fn tokenize(line: &str) -> Vec<Token> {
         }
     }
     out
+}
+
+/// The length of the redactor's marker (`[REDACTED:type]`) at the start of `rest`, if any.
+fn redaction_marker(rest: &str) -> Option<usize> {
+    let body = rest.strip_prefix("[REDACTED:")?;
+    let end = body.find(']')?;
+    body[..end]
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        .then_some("[REDACTED:".len() + end + 1)
 }
 
 fn char_len(s: &str) -> usize {
@@ -236,6 +254,12 @@ mod tests {
             assert!(t.contains(&op.to_string()), "{op} in {t:?}");
         }
         assert_eq!(texts("x == 0x1F"), ["x", "==", "0x1f"]);
+        // The redactor's marker is one word: no `-` to read as arithmetic.
+        assert_eq!(
+            texts("AWS_KEY=[REDACTED:aws-access-key] # note"),
+            ["aws_key", "aws", "key", "=", "redacted", "#", "note"]
+        );
+        assert_eq!(texts("a[REDACTED b]"), ["a", "[", "redacted", "b", "]"]);
     }
 
     proptest::proptest! {
