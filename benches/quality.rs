@@ -16,6 +16,10 @@
 //! - `--eval-set`: the shipped `local` model on the hand-written set in `testdata/eval/`; the
 //!   model never saw it, but the line kinds were written with it in view, so it is labeled
 //!   in-sample too.
+//! - `--held-apart FILE`: the repositories FILE names (one `owner/name` per line) take no part
+//!   in fitting, calibration or thresholds; the model fitted on the rest as `scripts/fit`
+//!   fits it scores them. `testdata/corpus/held-apart.txt` lists the repositories added to the
+//!   corpus after the model's design was settled, so no design choice saw them either.
 //! - `--corpus DIR` and the fit options (`--folds K`, `--false-alarms R`, `--l2 X`, …) as for
 //!   the `fit` bench.
 
@@ -75,6 +79,9 @@ fn main() -> ExitCode {
         return scorer_report(&data, &name);
     }
     let all = data.all();
+    if let Some(path) = value("--held-apart") {
+        return held_apart_report(&data, &path, &params);
+    }
     let out = learn::run(&data, &all, &params, false, true);
     print!(
         "{}",
@@ -127,6 +134,57 @@ fn main() -> ExitCode {
             out.nested.false_alarms()
         );
     }
+    ExitCode::SUCCESS
+}
+
+/// `--held-apart FILE`: the repositories named in FILE (one `owner/name` per line, `#`
+/// comments) are left out of fitting, calibration and thresholds; the model fitted on the
+/// rest, as `scripts/fit` fits it, scores them.
+fn held_apart_report(data: &learn::Data, path: &str, params: &fit::Params) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read `{path}`: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let apart: std::collections::HashSet<&str> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let (test, train): (Vec<usize>, Vec<usize>) = data
+        .all()
+        .into_iter()
+        .partition(|&i| apart.contains(data.cases[i].repo.as_str()));
+    if test.is_empty() || train.is_empty() {
+        eprintln!(
+            "error: `{path}` names {} repositories, {} cases of the corpus; both sides need some",
+            apart.len(),
+            test.len()
+        );
+        return ExitCode::from(2);
+    }
+    let repos = |side: &[usize]| {
+        let mut r: Vec<&str> = side.iter().map(|&i| data.cases[i].repo.as_str()).collect();
+        r.sort_unstable();
+        r.dedup();
+        r.len()
+    };
+    let figures = learn::held_apart(data, &train, &test, params);
+    print!(
+        "{}",
+        fit::table(
+            &format!(
+                "local scorer fitted on {} cases from {} repositories, scored on {} cases from {} repositories held apart (`{path}`)",
+                train.len(),
+                repos(&train),
+                test.len(),
+                repos(&test)
+            ),
+            &figures
+        )
+    );
     ExitCode::SUCCESS
 }
 

@@ -187,3 +187,37 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
         precision_target: precision,
     }
 }
+
+/// Fits on `train` exactly as the shipped model is fitted (out-of-fold calibration and
+/// thresholds on `train`'s repositories, then the final fit on all of `train`), and scores
+/// `test` with that model, its calibration and its thresholds: figures on repositories that
+/// took no part in fitting or in any design choice.
+pub fn held_apart(data: &Data, train: &[usize], test: &[usize], params: &Params) -> Figures {
+    let folds: Vec<usize> = (0..params.folds).collect();
+    let oof = fit::oof_raw(
+        &data.samples,
+        &data.cases,
+        train,
+        &data.fold,
+        &folds,
+        params,
+    );
+    let calibration = fit::calibrate(&oof, &data.cases, train);
+    let (_, thresholds) = fit::thresholds_for(
+        &probs_of(data, &oof, &calibration),
+        &data.cases,
+        train,
+        params,
+    );
+    let model = fit::fit(
+        &train.iter().map(|&i| &data.samples[i]).collect::<Vec<_>>(),
+        &train.iter().map(|&i| &data.cases[i]).collect::<Vec<_>>(),
+        params,
+    );
+    let mut raw = vec![(0.0, [0.0; AXIS_COUNT]); data.cases.len()];
+    for &i in test {
+        raw[i] = model.logits(&data.samples[i]);
+    }
+    let probs = probs_of(data, &raw, &calibration);
+    fit::figures(&data.cases, test, &probs, &|_| thresholds)
+}
