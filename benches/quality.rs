@@ -16,9 +16,9 @@
 //! - `--eval-set`: the shipped `local` model on the hand-written set in `testdata/eval/`; the
 //!   model never saw it, but the line kinds were written with it in view, so it is labeled
 //!   in-sample too.
-//! - `--held-apart FILE`: the repositories FILE names (one `owner/name` per line) take no part
-//!   in fitting, calibration or thresholds; the model fitted on the rest as `scripts/fit`
-//!   fits it scores them. `testdata/corpus/held-apart.txt` lists the repositories added to the
+//! - `--held-apart FILE`: also, the repositories FILE names (one `owner/name` per line) take
+//!   no part in fitting, calibration or thresholds; the model fitted on the rest as
+//!   `scripts/fit` fits it scores them. `testdata/corpus/held-apart.txt` lists the repositories added to the
 //!   corpus after the model's design was settled, so no design choice saw them either.
 //! - `--corpus DIR` and the fit options (`--folds K`, `--false-alarms R`, `--l2 X`, …) as for
 //!   the `fit` bench.
@@ -79,9 +79,6 @@ fn main() -> ExitCode {
         return scorer_report(&data, &name);
     }
     let all = data.all();
-    if let Some(path) = value("--held-apart") {
-        return held_apart_report(&data, &path, &params);
-    }
     let out = learn::run(&data, &all, &params, false, true);
     print!(
         "{}",
@@ -133,6 +130,9 @@ fn main() -> ExitCode {
             out.nested.primary_recall(),
             out.nested.false_alarms()
         );
+    }
+    if let Some(path) = value("--held-apart") {
+        return held_apart_report(&data, &path, &params);
     }
     ExitCode::SUCCESS
 }
