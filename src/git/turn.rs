@@ -113,11 +113,14 @@ pub fn changes_since(
                 .is_some_and(|tree| tree == base.tree)
         };
         // Whether the baseline index names an attribute file is read beside the walk, which
-        // leaves that index as it is: at 50,000 files it is a third of the Stop's own CPU.
+        // leaves that index as it is (at 50,000 files it is a third of the Stop's own CPU),
+        // and only when a short way could use the answer.
+        let ask = index_is_baseline && staging_ignores_index(repo);
         let (scan, index_names_attributes) = std::thread::scope(|scope| {
-            let names = scope.spawn(|| index_may_name_gitattributes(&run.dirs.index));
+            let names = ask.then(|| scope.spawn(|| index_may_name_gitattributes(&run.dirs.index)));
             let scan = snapshot::scan(run, options);
-            (scan, names.join().unwrap_or(true))
+            let names = names.is_none_or(|job| job.join().unwrap_or(true));
+            (scan, names)
         });
         let scan = scan?;
 
@@ -400,12 +403,16 @@ fn diff_by(
 /// either (`index_names_attributes`, from [`index_may_name_gitattributes`]). (The caller also
 /// checks that the paths fit on a command line.)
 fn limited_is_exact(repo: &Repo, scan: &Scan, index_names_attributes: bool) -> bool {
-    let staging_ignores_index = repo
-        .facts
+    staging_ignores_index(repo) && !scan.not_files && !index_names_attributes
+}
+
+/// Whether the config lets staging ignore the entry a file replaces (see
+/// [`limited_is_exact`]).
+fn staging_ignores_index(repo: &Repo) -> bool {
+    repo.facts
         .config
         .as_ref()
-        .is_some_and(|c| c.staging_ignores_index);
-    staging_ignores_index && !scan.not_files && !index_names_attributes
+        .is_some_and(|c| c.staging_ignores_index)
 }
 
 /// Whether the index file at `index` may hold an entry named `.gitattributes` (in any
