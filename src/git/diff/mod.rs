@@ -215,8 +215,16 @@ fn diff_files_of(
         dirs: &dirs,
         filters: &repo.filters,
     };
+    // The small index stands in for the pathspec only when it holds exactly `paths`.
+    let covers = |entries: &[small_index::Entry]| {
+        let mut named: Vec<&[u8]> = entries.iter().map(|e| &e.0[..]).collect();
+        let mut asked = paths.to_vec();
+        named.sort_unstable();
+        asked.sort_unstable();
+        named == asked
+    };
     let small = match entries {
-        Some(entries) if entries.len() == paths.len() => {
+        Some(entries) if covers(entries) => {
             small_index::write(&dirs.turn_index, entries, repo.format)?
         }
         _ => false,

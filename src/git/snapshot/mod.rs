@@ -250,7 +250,7 @@ pub(crate) struct Scan {
     pub untracked: Vec<u8>,
     /// The private index's entries for the tracked paths among `stage` (path, mode, object
     /// id in hex), in the walk's order: what a diff of those paths needs from the index.
-    pub entries: Vec<(Vec<u8>, u32, Vec<u8>)>,
+    pub entries: Vec<small_index::Entry>,
     /// Some tracked path among `stage` came without its entry (an unmerged path).
     pub entries_missing: bool,
 }
