@@ -165,12 +165,6 @@ fn held_apart_report(data: &learn::Data, path: &str, params: &fit::Params) -> Ex
         );
         return ExitCode::from(2);
     }
-    let repos = |side: &[usize]| {
-        let mut r: Vec<&str> = side.iter().map(|&i| data.cases[i].repo.as_str()).collect();
-        r.sort_unstable();
-        r.dedup();
-        r.len()
-    };
     let figures = learn::held_apart(data, &train, &test, params);
     print!(
         "{}",
@@ -178,9 +172,9 @@ fn held_apart_report(data: &learn::Data, path: &str, params: &fit::Params) -> Ex
             &format!(
                 "local scorer fitted on {} cases from {} repositories, scored on {} cases from {} repositories held apart (`{path}`)",
                 train.len(),
-                repos(&train),
+                data.repos_of(&train).len(),
                 test.len(),
-                repos(&test)
+                data.repos_of(&test).len()
             ),
             &figures
         )

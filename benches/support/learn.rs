@@ -60,7 +60,15 @@ impl Data {
 
     /// The repositories, sorted.
     pub fn repos(&self) -> Vec<&str> {
-        let mut r: Vec<&str> = self.cases.iter().map(|c| c.repo.as_str()).collect();
+        self.repos_of(&self.all())
+    }
+
+    /// The repositories of `members`, sorted.
+    pub fn repos_of(&self, members: &[usize]) -> Vec<&str> {
+        let mut r: Vec<&str> = members
+            .iter()
+            .map(|&i| self.cases[i].repo.as_str())
+            .collect();
         r.sort_unstable();
         r.dedup();
         r
@@ -103,21 +111,13 @@ fn probs_of(data: &Data, raw: &[fit::Raw], c: &fit::Calibration) -> Vec<[f64; AX
 pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: bool) -> Outcome {
     let folds: Vec<usize> = (0..params.folds).collect();
     let start = Instant::now();
-    let oof = fit::oof_raw(
-        &data.samples,
-        &data.cases,
-        members,
-        &data.fold,
-        &folds,
-        params,
-    );
-    eprintln!(
-        "learn: out-of-fold scores in {:.1} s",
-        start.elapsed().as_secs_f64()
-    );
-    let calibration = fit::calibrate(&oof, &data.cases, members);
-    let probs = probs_of(data, &oof, &calibration);
-    let (precision, thresholds) = fit::thresholds_for(&probs, &data.cases, members, params);
+    let Calibrated {
+        oof,
+        calibration,
+        probs,
+        precision,
+        thresholds,
+    } = calibrated(data, members, params);
     let oof_figures = fit::figures(&data.cases, members, &probs, &|_| thresholds);
 
     // Nested: for fold k, calibration and thresholds from inner folds of the other folds.
@@ -159,14 +159,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
     };
 
     let parts = ship.then(|| {
-        let model = fit::fit(
-            &members
-                .iter()
-                .map(|&i| &data.samples[i])
-                .collect::<Vec<_>>(),
-            &members.iter().map(|&i| &data.cases[i]).collect::<Vec<_>>(),
-            params,
-        );
+        let model = fit_on(data, members, params);
         Parts {
             dim: DIM,
             gate_bias: model.gate_bias as f32,
@@ -188,32 +181,67 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
     }
 }
 
+/// The out-of-fold scores of `members`, the calibration fitted on them, the calibrated
+/// probabilities and the thresholds chosen on those: what the shipped model is calibrated and
+/// thresholded with when `members` is every case.
+struct Calibrated {
+    oof: Vec<fit::Raw>,
+    calibration: fit::Calibration,
+    probs: Vec<[f64; AXIS_COUNT]>,
+    precision: f64,
+    thresholds: [f64; AXIS_COUNT],
+}
+
+fn calibrated(data: &Data, members: &[usize], params: &Params) -> Calibrated {
+    let folds: Vec<usize> = (0..params.folds).collect();
+    let start = Instant::now();
+    let oof = fit::oof_raw(
+        &data.samples,
+        &data.cases,
+        members,
+        &data.fold,
+        &folds,
+        params,
+    );
+    eprintln!(
+        "learn: out-of-fold scores in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    let calibration = fit::calibrate(&oof, &data.cases, members);
+    let probs = probs_of(data, &oof, &calibration);
+    let (precision, thresholds) = fit::thresholds_for(&probs, &data.cases, members, params);
+    Calibrated {
+        oof,
+        calibration,
+        probs,
+        precision,
+        thresholds,
+    }
+}
+
+/// The final fit on every one of `members`.
+fn fit_on(data: &Data, members: &[usize], params: &Params) -> fit::Model {
+    fit::fit(
+        &members
+            .iter()
+            .map(|&i| &data.samples[i])
+            .collect::<Vec<_>>(),
+        &members.iter().map(|&i| &data.cases[i]).collect::<Vec<_>>(),
+        params,
+    )
+}
+
 /// Fits on `train` exactly as the shipped model is fitted (out-of-fold calibration and
 /// thresholds on `train`'s repositories, then the final fit on all of `train`), and scores
 /// `test` with that model, its calibration and its thresholds: figures on repositories that
 /// took no part in fitting or in any design choice.
 pub fn held_apart(data: &Data, train: &[usize], test: &[usize], params: &Params) -> Figures {
-    let folds: Vec<usize> = (0..params.folds).collect();
-    let oof = fit::oof_raw(
-        &data.samples,
-        &data.cases,
-        train,
-        &data.fold,
-        &folds,
-        params,
-    );
-    let calibration = fit::calibrate(&oof, &data.cases, train);
-    let (_, thresholds) = fit::thresholds_for(
-        &probs_of(data, &oof, &calibration),
-        &data.cases,
-        train,
-        params,
-    );
-    let model = fit::fit(
-        &train.iter().map(|&i| &data.samples[i]).collect::<Vec<_>>(),
-        &train.iter().map(|&i| &data.cases[i]).collect::<Vec<_>>(),
-        params,
-    );
+    let Calibrated {
+        calibration,
+        thresholds,
+        ..
+    } = calibrated(data, train, params);
+    let model = fit_on(data, train, params);
     let mut raw = vec![(0.0, [0.0; AXIS_COUNT]); data.cases.len()];
     for &i in test {
         raw[i] = model.logits(&data.samples[i]);
