@@ -7,7 +7,9 @@
 //! event on stdin, edits a few files (the turn), spawns it again with the Stop event, once with
 //! the built-in local scorer and once with the jev scorer pointed at a loopback server that
 //! answers at once, and measures `git status --porcelain` and `git add -A` into a copied index
-//! on the same tree (the floors). Also: `eval` when the binary has it, process start-up with no
+//! on the same tree (the floors). At 50,000 files it also runs issue 16's own method: the
+//! baseline changes committed, and every turn committed after its Stop, so each prompt starts
+//! clean. Also: `eval` when the binary has it, process start-up with no
 //! state, the private store's footprint per prompt and after SessionEnd, the git processes each
 //! hook starts (count, time each, bytes each reads, from extra rounds through a logging shim),
 //! and the hook targets of issues 8 and 16 as met / not met (redaction throughput and payload
