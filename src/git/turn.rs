@@ -276,9 +276,13 @@ fn files_way(
 }
 
 /// The walk's tracked paths and the changes of its new ones, written without git, when that
-/// is exact (see [`files_way`]); `None` when git must mark them intent-to-add.
+/// is exact (see [`files_way`]); `None` when git must mark them intent-to-add. A turn that
+/// added nothing (the common one) has every path tracked and nothing to mark.
 fn added_without_git<'a>(repo: &Repo, scan: &'a Scan) -> Option<(Vec<&'a [u8]>, Vec<Change>)> {
-    if !default_big_file_threshold(repo) || scan.untracked.is_empty() {
+    if scan.untracked.is_empty() {
+        return Some((scan.staged_paths().collect(), Vec::new()));
+    }
+    if !default_big_file_threshold(repo) {
         return None;
     }
     let new: Vec<&[u8]> = scan

@@ -39,9 +39,9 @@ impl LoggedGit {
         std::fs::write(
             &wrapper,
             format!(
-                "#!/bin/sh\nskip=0\nfor a in \"$@\"; do\n  if [ $skip = 1 ]; then skip=0; continue; fi\n  case \"$a\" in -c) skip=1 ;; --no-pager) ;; *) echo \"$a\" >> '{}'; break ;; esac\ndone\nexec '{}' \"$@\"\n",
-                log.display(),
-                real.display()
+                "#!/bin/sh\nskip=0\nfor a in \"$@\"; do\n  if [ $skip = 1 ]; then skip=0; continue; fi\n  case \"$a\" in -c) skip=1 ;; --no-pager) ;; *) echo \"$a\" >> '{log}'; echo \"$a ${{GIT_INDEX_FILE##*/}}\" >> '{log}.index'; break ;; esac\ndone\nexec '{real}' \"$@\"\n",
+                log = log.display(),
+                real = real.display()
             ),
         )
         .unwrap();
@@ -60,7 +60,22 @@ impl LoggedGit {
 
     /// The subcommands run since the last call, sorted (some run side by side).
     fn take(&self) -> Vec<String> {
+        let _ = std::fs::remove_file(self.log.with_extension("index"));
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.log);
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    }
+}
+
+impl LoggedGit {
+    /// The index file (its name, empty for the repository's own) each subcommand run since
+    /// the last call read, as `subcommand name` lines, sorted; also clears [`LoggedGit::take`].
+    fn take_indexes(&self) -> Vec<String> {
+        let path = self.log.with_extension("index");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let _ = std::fs::remove_file(&path);
         let _ = std::fs::remove_file(&self.log);
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.sort();
@@ -385,6 +400,35 @@ fn the_files_way_diffs_from_a_small_index_of_the_changed_entries() {
         patch.contains("-pub fn f() -> u8 { 2 }") && patch.contains("+pub fn f() -> u8 { 3 }"),
         "the baseline is the staged content, not HEAD's: {patch}"
     );
+}
+
+/// A turn that only changed tracked files — the most common turn: edits, a deletion, an
+/// executable bit, nothing new — also diffs from the small index (the turn's own, not the
+/// whole private index) and marks nothing intent-to-add, byte for byte the long way's diff.
+#[test]
+fn a_turn_without_new_files_diffs_from_the_small_index_too() {
+    let r = base_repo();
+    r.write("spaced name.txt", "x\n").commit_all("more");
+    let logged = LoggedGit::new();
+    let logging = logged.git();
+    let (stop, _) = stop_after(&r, &logging, || {
+        logged.take();
+        r.write("a.txt", "one\n2\nthree\n")
+            .write("spaced name.txt", "y\n");
+        r.remove("src/lib.rs");
+        use std::os::unix::fs::PermissionsExt;
+        let p = r.path().join("run.sh");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    });
+    assert_eq!(stop.way, Way::Files);
+    assert_eq!(
+        names(&stop.changes),
+        ["a.txt", "run.sh", "spaced name.txt", "src/lib.rs"]
+    );
+    let ran = logged.take_indexes();
+    let diffs: Vec<&String> = ran.iter().filter(|l| l.starts_with("diff-files")).collect();
+    assert_eq!(diffs, ["diff-files turn-index"], "{ran:?}");
+    assert!(!ran.iter().any(|l| l.starts_with("add ")), "{ran:?}");
 }
 
 /// An attribute file anywhere git would read one is honoured: in a parent directory of a
