@@ -14,7 +14,8 @@
 //! reproduces the shipped model), `--corpus DIR`, `--folds K`, `--false-alarms R` (the benign
 //! false-alarm rate the thresholds keep to, out-of-fold), `--l2 X` / `--l2-gate X` /
 //! `--l2-axes X`, `--secondary M` (label mass given to secondary axes), `--global-threshold`
-//! (one threshold for every axis), `--dump FILE` (the features of every case, for experiments).
+//! (one threshold for every axis), `--gamma G` (how much the axis model weighs in an axis's
+//! score), `--dump FILE` (the features of every case, for experiments).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

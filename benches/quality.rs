@@ -20,6 +20,7 @@
 //!   no part in fitting, calibration or thresholds; the model fitted on the rest as
 //!   `scripts/fit` fits it scores them. `testdata/corpus/held-apart.txt` lists the repositories added to the
 //!   corpus after the model's design was settled, so no design choice saw them either.
+//!   `--held-apart-only` skips the nested figures.
 //! - `--corpus DIR` and the fit options (`--folds K`, `--false-alarms R`, `--l2 X`, …) as for
 //!   the `fit` bench.
 
@@ -77,6 +78,11 @@ fn main() -> ExitCode {
     );
     if let Some(name) = value("--scorer") {
         return scorer_report(&data, &name);
+    }
+    if let Some(path) = value("--held-apart")
+        && flag("--held-apart-only")
+    {
+        return held_apart_report(&data, &path, &params);
     }
     let all = data.all();
     let out = learn::run(&data, &all, &params, false, true);

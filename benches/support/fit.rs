@@ -55,18 +55,21 @@ pub struct Params {
     pub iterations: usize,
     /// One threshold for every axis instead of one per axis.
     pub global_threshold: bool,
+    /// How much `P(axis | risky)` weighs in an axis's score (see [`GAMMA`]).
+    pub gamma: f64,
 }
 
 impl Default for Params {
     fn default() -> Params {
         Params {
             l2_gate: 1e-4,
-            l2_axes: 1e-4,
+            l2_axes: 4e-5,
             secondary_mass: 0.0,
             folds: 5,
             false_alarm_limit: 0.05,
             iterations: 300,
             global_threshold: false,
+            gamma: GAMMA,
         }
     }
 }
@@ -102,6 +105,7 @@ impl Params {
         p.secondary_mass = number(args, "--secondary")?.unwrap_or(p.secondary_mass);
         p.false_alarm_limit = number(args, "--false-alarms")?.unwrap_or(p.false_alarm_limit);
         p.folds = number(args, "--folds")?.unwrap_or(p.folds);
+        p.gamma = number(args, "--gamma")?.unwrap_or(p.gamma);
         if p.folds < 2 {
             return Err("`--folds` takes at least 2".into());
         }
@@ -449,17 +453,18 @@ pub fn platt(z: &[f64], y: &[bool]) -> (f64, f64) {
 /// How much `P(axis | risky)` weighs in an axis's score: `P(risky) · P(axis | risky)^GAMMA`.
 /// Small, so the score stays close to the calibrated `P(risky)` for the axes the model ranks
 /// first, while it orders the axes and lowers an unlikely axis's score.
-pub const GAMMA: f64 = 0.01;
+pub const GAMMA: f64 = 0.003;
 
 /// The calibration of both stages, fitted on out-of-fold raw scores.
 #[derive(Debug, Clone, Copy)]
 pub struct Calibration {
     pub gate: (f64, f64),
     pub temperature: f64,
+    pub gamma: f64,
 }
 
 /// Fits the gate's Platt scaling and the axis model's temperature on `members`.
-pub fn calibrate(raw: &[Raw], cases: &[Case], members: &[usize]) -> Calibration {
+pub fn calibrate(raw: &[Raw], cases: &[Case], members: &[usize], p: &Params) -> Calibration {
     let z: Vec<f64> = members.iter().map(|&i| raw[i].0).collect();
     let y: Vec<bool> = members
         .iter()
@@ -491,13 +496,17 @@ pub fn calibrate(raw: &[Raw], cases: &[Case], members: &[usize]) -> Calibration 
             temperature = t;
         }
     }
-    Calibration { gate, temperature }
+    Calibration {
+        gate,
+        temperature,
+        gamma: p.gamma,
+    }
 }
 
-/// Per-axis scores: `P(risky) · P(axis | risky)^GAMMA` (see [`GAMMA`]).
+/// Per-axis scores: `P(risky) · P(axis | risky)^gamma` (see [`GAMMA`]).
 pub fn probabilities(raw: &Raw, c: &Calibration) -> [f64; AXIS_COUNT] {
     let risky = sigmoid(c.gate.0 * raw.0 + c.gate.1);
-    softmax(&raw.1.map(|v| v / c.temperature)).map(|p| p.powf(GAMMA) * risky)
+    softmax(&raw.1.map(|v| v / c.temperature)).map(|p| p.powf(c.gamma) * risky)
 }
 
 /// The calibrated `P(risky)` of a case.

@@ -138,7 +138,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
             &inner_folds,
             params,
         );
-        let inner_calibration = fit::calibrate(&inner, &data.cases, &train);
+        let inner_calibration = fit::calibrate(&inner, &data.cases, &train, params);
         let inner_probs = probs_of(data, &inner, &inner_calibration);
         nested_thresholds[k] = fit::thresholds_for(&inner_probs, &data.cases, &train, params).1;
         let outer = probs_of(data, &oof, &inner_calibration);
@@ -165,7 +165,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
             gate_bias: model.gate_bias as f32,
             gate_platt: (calibration.gate.0 as f32, calibration.gate.1 as f32),
             temperature: calibration.temperature as f32,
-            gamma: fit::GAMMA as f32,
+            gamma: calibration.gamma as f32,
             axis_bias: model.axis_bias.map(|b| b as f32),
             threshold: thresholds.map(|t| t as f32),
             gate_weights: model.gate.iter().map(|&w| w as f32).collect(),
@@ -207,7 +207,7 @@ fn calibrated(data: &Data, members: &[usize], params: &Params) -> Calibrated {
         "learn: out-of-fold scores in {:.1} s",
         start.elapsed().as_secs_f64()
     );
-    let calibration = fit::calibrate(&oof, &data.cases, members);
+    let calibration = fit::calibrate(&oof, &data.cases, members, params);
     let probs = probs_of(data, &oof, &calibration);
     let (precision, thresholds) = fit::thresholds_for(&probs, &data.cases, members, params);
     Calibrated {
