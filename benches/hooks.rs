@@ -677,7 +677,7 @@ fn committed_case(files: usize, rounds: usize) -> CommittedResult {
         let prompt = format!("p{r}");
         let run = env.hook(&event("UserPromptSubmit", &session, &prompt, &repo.root));
         ups.record(r, &run, run.outcome() == "baseline taken");
-        repo.turn_kept(r);
+        repo.turn_kept();
         let run = env.hook(&event("Stop", &session, &prompt, &repo.root));
         stop.record(r, &run, STOP_COMPLETED.contains(&run.outcome().as_str()));
         floors.push(repo.status_sample());
@@ -696,7 +696,7 @@ fn committed_case(files: usize, rounds: usize) -> CommittedResult {
     println!(
         "### {files} files, committed and clean before each prompt (issue 16's method)\n\n\
          The same repository, its baseline changes committed; each round is a prompt whose turn \
-         edits the same 3 files and adds a new one, committed after the Stop. {rounds} rounds; \
+         edits the same 3 files (as the issue's turns did; nothing added), committed after the Stop. {rounds} rounds; \
          ratios paired per round with `git status --porcelain` run on the tree the Stop saw. \
          Load average when this finished: {}.\n",
         load_average()
