@@ -52,9 +52,32 @@ impl From<crate::state::fs::FsError> for GitError {
 }
 
 impl Default for Git {
+    /// `git` as found on `PATH` once, when the process starts using it: every spawn then
+    /// execs that file directly instead of walking `PATH` again (a hook starts two to five).
     fn default() -> Git {
-        Git::new(PathBuf::from("git"))
+        Git::new(on_path("git").unwrap_or_else(|| PathBuf::from("git")))
     }
+}
+
+/// The first executable `name` in an absolute directory of `PATH`. Relative entries (`.`, an
+/// empty one) are skipped: exec would resolve them against the working tree a git command
+/// runs in, where a repository could have planted its own `git`. `None` when no absolute
+/// entry has one (the spawn then searches as it always did, and fails the same way).
+#[cfg(unix)]
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Windows resolves `git` to `git.exe` and friends itself.
+#[cfg(not(unix))]
+fn on_path(_name: &str) -> Option<PathBuf> {
+    None
 }
 
 impl Git {

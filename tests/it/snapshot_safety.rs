@@ -374,3 +374,49 @@ fn sweep_bounds_the_tree_cache() {
     assert_eq!((s.removed_files, s.kept_bytes), (2, 1000));
     assert!(objects.join(format!("{:038}", 0)).exists());
 }
+
+/// A `PATH` with a relative entry (`.`, or an empty one, which means the same) must not let a
+/// repository choose the `git` the hook runs: git commands run in the working tree, where a
+/// planted `git` would be found first. The hook looks `git` up once, in absolute entries only.
+#[test]
+fn a_git_planted_in_the_repository_never_runs() {
+    let r = TestRepo::new();
+    r.write("a.txt", "one\n").commit_all("base");
+    let traps = tempfile::tempdir().unwrap();
+    let marker = traps.path().join("marker");
+    write_exec(
+        &r.path().join("git"),
+        &format!(
+            "#!/bin/sh\necho \"$0 $*\" >> '{}'\nexit 0\n",
+            marker.display()
+        ),
+    );
+    let path = format!(".::{}", std::env::var("PATH").unwrap_or_default());
+    let env = crate::support::hook::HookEnv::new().var("PATH", &path);
+    let event = |name: &str| {
+        serde_json::json!({"hook_event_name": name, "session_id": "s", "prompt_id": "p",
+               "cwd": r.path(), "prompt": "go", "stop_hook_active": false})
+    };
+    let out = env.run(&event("UserPromptSubmit"));
+    assert!(out.stderr.contains("baseline taken"), "{out:?}");
+    r.write("a.txt", "two\n");
+    let out = env.run(&event("Stop"));
+    out.ok();
+    assert!(
+        !marker.exists(),
+        "the planted git ran: {}",
+        std::fs::read_to_string(&marker).unwrap_or_default()
+    );
+    // The trap is real: a shell in the working tree with that PATH runs it.
+    let status = std::process::Command::new("sh")
+        .args(["-c", "git status"])
+        .current_dir(r.path())
+        .env("PATH", &path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        marker.exists(),
+        "the planted git never fires, so the test proves nothing"
+    );
+}
