@@ -117,9 +117,9 @@ pub struct Scored {
     pub risky: f64,
     /// `P(axis | risky)`.
     pub given_risky: [f64; AXIS_COUNT],
-    /// Each axis's score: `P(risky) · P(axis | risky)^gamma`, `gamma` small (0.01): close
-    /// to the calibrated `P(risky)` for the axes the model ranks first, lower for unlikely
-    /// ones, ordered by `P(axis | risky)`.
+    /// Each axis's score: `P(risky) · P(axis | risky)^gamma`, `gamma` small (0.003 in the
+    /// shipped model): close to the calibrated `P(risky)` for the axes the model ranks first,
+    /// lower for unlikely ones, ordered by `P(axis | risky)`.
     pub axes: [f64; AXIS_COUNT],
 }
 
