@@ -2,8 +2,9 @@
 //! `.gitattributes` facts selection needs for it, in as few git processes as the facts allow,
 //! with the independent ones running side by side.
 //!
-//! One `git status` walk finds the paths that differ from the private index, which still holds
-//! the baseline. Then one of four ways:
+//! One walk (`git status` for tracked files beside `git ls-files --others` for new ones) finds
+//! the paths that differ from the private index, which still holds the baseline. Then one of
+//! four ways:
 //! - **nothing** differs and the private index is still the baseline's: no further git;
 //! - **files**, when the private index is itself the baseline
 //!   ([`snapshot::baseline`]): one `git diff-files` limited to the paths compares the
@@ -34,7 +35,7 @@ use std::path::Path;
 
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{
-    self, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity,
+    self, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity, join,
     with_runner,
 };
 use crate::git::{Git, GitError, Repo, attributes};
@@ -331,19 +332,6 @@ fn mark_new(run: &Runner<'_>, untracked: &[u8]) -> Result<(), GitError> {
     cmd.env("GIT_LITERAL_PATHSPECS", "1");
     run.git_output(cmd, Some(untracked.to_vec()))?;
     Ok(())
-}
-
-/// The result of a job run beside the main thread; its panic becomes an error.
-fn join<T>(
-    job: std::thread::ScopedJoinHandle<'_, Result<T, GitError>>,
-    what: &str,
-) -> Result<T, GitError> {
-    job.join().unwrap_or_else(|_| {
-        Err(GitError::Parse {
-            command: what.into(),
-            detail: "the job running it panicked".into(),
-        })
-    })
 }
 
 /// Stages the walk's paths for `way`: into a small index of their own, or the private index.

@@ -208,6 +208,65 @@ fn untracked_and_ignored_files() {
     );
 }
 
+/// The walk's untracked half (`ls-files --others`) finds exactly the new files `git status
+/// --untracked-files=all` finds, under every ignore source: `.gitignore` at the top and below
+/// it with negations, `info/exclude`, `core.excludesFile`, an embedded repository, a name
+/// with a newline, a directory that only the turn created.
+#[test]
+fn new_files_are_the_ones_git_status_finds() {
+    let r = base_repo();
+    let excludes = r.path().join("x-excludes");
+    std::fs::write(&excludes, "*.bak\n").unwrap();
+    r.git(&["config", "core.excludesFile", excludes.to_str().unwrap()]);
+    r.write(
+        ".gitignore",
+        "build/\n*.tmp\n!keep.tmp\nlogs/*\n!logs/keep.log\nx-excludes\n",
+    )
+    .write("sub/.gitignore", "local.txt\n")
+    .commit_all("ignore rules");
+    std::fs::write(r.path().join(".git/info/exclude"), "secret.txt\n").unwrap();
+    r.git(&["init", "-q", "vendor/inner"]);
+    r.write("vendor/inner/first.txt", "inside an embedded repository\n");
+    let (changes, ..) = run_turn(r.path(), || {
+        for path in [
+            "build/out.o",
+            "a.tmp",
+            "keep.tmp",
+            "logs/x.log",
+            "logs/keep.log",
+            "secret.txt",
+            "file.bak",
+            "sub/local.txt",
+            "sub/other.txt",
+            "vendor/inner/new.txt",
+            "name with\nnewline.txt",
+            "deep/er/still/new.rs",
+        ] {
+            r.write(path, "new in the turn\n");
+        }
+    });
+    let mut found: Vec<String> = r
+        .git(&["status", "--porcelain=v2", "-z", "--untracked-files=all"])
+        .split('\0')
+        .filter_map(|rec| rec.strip_prefix("? "))
+        .filter(|path| !path.ends_with('/'))
+        .map(str::to_owned)
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "deep/er/still/new.rs",
+            "keep.tmp",
+            "logs/keep.log",
+            "name with\nnewline.txt",
+            "sub/other.txt"
+        ]
+    );
+    let added: Vec<(String, Status)> = found.into_iter().map(|p| (p, Added)).collect();
+    assert_eq!(summary(&changes), added);
+}
+
 #[test]
 fn add_modify_delete_in_the_turn() {
     let r = base_repo();
@@ -608,7 +667,8 @@ fn index_diff_matches_tree_diff() {
     assert_eq!(big.oversized, Some(4096));
 }
 
-/// A turn that changed nothing costs the Stop one status walk: the private index is still
+/// A turn that changed nothing costs the Stop one walk (`status` beside `ls-files`, in either
+/// order): the private index is still
 /// the baseline's tree, so no `update-index` and no `diff-index` run. (A wrapper logs every
 /// git command the stages start.)
 #[test]
@@ -640,7 +700,13 @@ fn an_unchanged_turn_runs_no_diff() {
     assert_eq!(staged.unchanged_tree.as_deref(), Some(base.tree.as_str()));
     let changes = diff::diff_index(&git, &repo, &store.private(), &base, &staged).unwrap();
     assert!(changes.is_empty(), "{changes:?}");
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "status\n");
+    let ran = || {
+        let text = std::fs::read_to_string(&log).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(ran(), ["ls-files", "status"]);
 
     // One edit later, the index diff runs and finds it.
     r.write("b.txt", "bee\nedited\n");
@@ -649,8 +715,15 @@ fn an_unchanged_turn_runs_no_diff() {
     let changes = diff::diff_index(&git, &repo, &store.private(), &base, &staged).unwrap();
     assert_eq!(summary(&changes), [("b.txt".into(), Modified)]);
     assert_eq!(
-        std::fs::read_to_string(&log).unwrap(),
-        "status\nstatus\nupdate-index\ndiff-index\n"
+        ran(),
+        [
+            "diff-index",
+            "ls-files",
+            "ls-files",
+            "status",
+            "status",
+            "update-index"
+        ]
     );
 }
 

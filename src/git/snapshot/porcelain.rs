@@ -1,4 +1,5 @@
-//! Parses `git status --porcelain=v2 -z` into the paths a snapshot must restage.
+//! Parses `git status --porcelain=v2 -z` and `git ls-files -z --others` into the paths a
+//! snapshot must restage.
 
 use crate::git::GitError;
 
@@ -73,6 +74,19 @@ pub fn parse(stdout: &[u8]) -> Result<Vec<Pending>, GitError> {
     Ok(out)
 }
 
+/// The untracked files `git ls-files -z --others` listed, in its order. An embedded
+/// repository (`dir/`) has no content of its own to stage and is left out.
+pub fn untracked(stdout: &[u8]) -> impl Iterator<Item = Pending> + '_ {
+    stdout
+        .split(|&b| b == 0)
+        .filter(|path| !path.is_empty() && !path.ends_with(b"/"))
+        .map(|path| Pending {
+            path: path.to_vec(),
+            untracked: true,
+            entry: None,
+        })
+}
+
 /// The index side of an ordinary change record `1 XY sub mH mI mW hH hI path`: `mI` (octal)
 /// and `hI`. `None` when the index holds no entry (mode 0) or a field does not parse.
 fn index_entry(rec: &[u8]) -> Option<(u32, Vec<u8>)> {
@@ -129,6 +143,16 @@ mod tests {
                 pending(b"new\nline", true),
             ]
         );
+    }
+
+    #[test]
+    fn lists_untracked_files_but_not_embedded_repositories() {
+        let listed: Vec<Pending> = untracked(b"new\nline\0nested/\0dir/file\0").collect();
+        assert_eq!(
+            listed,
+            vec![pending(b"new\nline", true), pending(b"dir/file", true)]
+        );
+        assert_eq!(untracked(b"").count(), 0);
     }
 
     #[test]
