@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use jev_preflight::pipeline::axes::{AXIS_COUNT, DEFAULT_THRESHOLD};
+use jev_preflight::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD};
 use jev_preflight::scorer::local::LocalScorer;
 use jev_preflight::scorer::{self, Scorer, ScorerKind};
 
@@ -104,9 +104,28 @@ fn main() -> ExitCode {
     );
     print!("{}", fit::reliability(&out.nested));
     if flag("--curve") {
-        println!("learning curve (nested out-of-fold, on a share of the repositories):");
-        println!("| repositories | cases | top-3 primary recall | benign false alarms |");
-        println!("|---:|---:|---:|---:|");
+        println!(
+            "learning curve (nested out-of-fold, on a share of the repositories; per axis: \
+             top-3 primary recall among its cases, %):"
+        );
+        println!(
+            "| repositories | cases | top-3 primary recall | benign false alarms | {} |",
+            AXIS_IDS.join(" | ")
+        );
+        println!("|---:|---:|---:|---:|{}", "---:|".repeat(AXIS_COUNT));
+        let row = |repos: usize, cases: usize, f: &fit::Figures| {
+            let axes: Vec<String> = f
+                .per_axis
+                .iter()
+                .map(|&(n, hit, _, _)| format!("{:.1}", 100.0 * hit as f64 / n.max(1) as f64))
+                .collect();
+            println!(
+                "| {repos} | {cases} | {:.3} | {:.3} | {} |",
+                f.primary_recall(),
+                f.false_alarms(),
+                axes.join(" | ")
+            );
+        };
         let repos = data.repos();
         for share in [0.25, 0.5, 0.75] {
             // A fixed subset: repositories whose hash falls in the first `share` of the range.
@@ -121,21 +140,9 @@ fn main() -> ExitCode {
                 .filter(|&i| keep.contains(&data.cases[i].repo.as_str()))
                 .collect();
             let o = learn::run(&data, &members, &params, false, true);
-            println!(
-                "| {} | {} | {:.3} | {:.3} |",
-                keep.len(),
-                members.len(),
-                o.nested.primary_recall(),
-                o.nested.false_alarms()
-            );
+            row(keep.len(), members.len(), &o.nested);
         }
-        println!(
-            "| {} | {} | {:.3} | {:.3} |",
-            repos.len(),
-            all.len(),
-            out.nested.primary_recall(),
-            out.nested.false_alarms()
-        );
+        row(repos.len(), all.len(), &out.nested);
     }
     if let Some(path) = value("--held-apart") {
         return held_apart_report(&data, &path, &params);
