@@ -3,7 +3,7 @@
 //! `scripts/fit` runs `cargo bench --bench fit -- --write`: features of every case through the
 //! production code, then the two stages of `src/scorer/local/model.rs` (a gate, `P(risky)`,
 //! and an axis model, `P(axis | risky)`, both regularized logistic regressions), Platt
-//! calibration of the gate and per-axis thresholds chosen from out-of-fold scores
+//! calibration of the gate and the thresholds chosen from out-of-fold scores
 //! (repositories never on both sides of a fold), then the final fit on every case. The result
 //! is deterministic: the same corpus gives the same `src/scorer/local/model.bin` byte for byte
 //! (`--check` verifies it), and its SHA-256 goes to `model.sha256` next to it. It also prints
@@ -14,8 +14,10 @@
 //! reproduces the shipped model), `--corpus DIR`, `--folds K`, `--false-alarms R` (the benign
 //! false-alarm rate the thresholds keep to, out-of-fold), `--l2 X` / `--l2-gate X` /
 //! `--l2-axes X`, `--secondary M` (label mass given to secondary axes), `--global-threshold`
-//! (one threshold for every axis), `--gamma G` (how much the axis model weighs in an axis's
-//! score), `--dump FILE` (the features of every case, for experiments).
+//! (one threshold for every axis, the default) or `--per-axis-thresholds`, `--gamma G` (how
+//! much the axis model weighs in an axis's score), `--axis-balance A` (how much more a rare
+//! axis weighs in the axis model), `--dump FILE` (the features of every case, for
+//! experiments).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -19,7 +19,8 @@
 //! - `--held-apart FILE`: also, the repositories FILE names (one `owner/name` per line) take
 //!   no part in fitting, calibration or thresholds; the model fitted on the rest as
 //!   `scripts/fit` fits it scores them. `testdata/corpus/held-apart.txt` lists the repositories added to the
-//!   corpus after the model's design was settled, so no design choice saw them either.
+//!   corpus after the model's design was settled (all but one later choice, which its
+//!   header names).
 //!   `--held-apart-only` skips the nested figures.
 //! - `--corpus DIR` and the fit options (`--folds K`, `--false-alarms R`, `--l2 X`, …) as for
 //!   the `fit` bench.
