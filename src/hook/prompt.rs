@@ -90,6 +90,7 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     };
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
+        ..SnapshotOptions::default()
     };
     let baseline = match ctx.effects.baseline(&git, &repo, &private, &options) {
         Ok(b) => b,

@@ -131,6 +131,7 @@ fn evaluate(
     clock.lap("prepare");
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
+        ..SnapshotOptions::default()
     };
     // What the pure stages need besides the diff — the path selector (its globs) and the
     // redactor (its keyword automaton), a few ms of CPU — is built on a second thread while

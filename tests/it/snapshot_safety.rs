@@ -216,6 +216,7 @@ fn an_oversized_file_growing_or_going_is_reported() {
     let store = Store::new();
     let opts = SnapshotOptions {
         untracked_cap: 1000,
+        ..SnapshotOptions::default()
     };
     let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     // A second private index at the same baseline, diffed the Stop's way.

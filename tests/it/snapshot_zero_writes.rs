@@ -73,6 +73,14 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let index_store = Store::new();
     let index_base = snapshot::take(&git, &repo, &index_store.private(), &opts).unwrap();
     assert_eq!(index_base, base);
+    // A large index's walk (two processes side by side) finds what one `git status` finds.
+    let split = SnapshotOptions {
+        split_walk_from: 0,
+        ..opts.clone()
+    };
+    let split_store = Store::new();
+    let split_base = snapshot::take(&git, &repo, &split_store.private(), &split).unwrap();
+    assert_eq!(split_base, base, "the split walk's baseline differs");
     // The hook's UserPromptSubmit, once leaving the tree to the Stop, once writing it.
     let (turn_store, tree_store) = (Store::new(), Store::new());
     let deferring = |store: &Store, up_to| {
@@ -99,6 +107,8 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     let inv = snapshot_of(&repo);
     let head = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     let changes = diff::diff(&git, &repo, &store.private(), &base, &head).unwrap();
+    let split_head = snapshot::take(&git, &repo, &split_store.private(), &split).unwrap();
+    assert_eq!(split_head, head, "the split walk's snapshot differs");
     // The Stop's way, on a second private index seeded at the same baseline: stage the
     // working tree and diff the index against the baseline tree. Same changes, byte for byte.
     let staged = snapshot::stage(&git, &repo, &index_store.private(), &opts).unwrap();
@@ -109,8 +119,12 @@ pub fn run_turn(dir: &Path, turn: impl FnOnce()) -> (Vec<Change>, Snapshot, Snap
     );
     // The hook's Stop, on the private indexes seeded at the same baseline: whichever way it
     // takes, with the baseline's tree written now or then, the same changes, byte for byte.
-    for (store, base) in [(&turn_store, &turn_base), (&tree_store, &base)] {
-        let stop = turn::changes_since(&git, &repo, &store.private(), &opts, base).unwrap();
+    // (The second with the split walk.)
+    for (store, base, opts) in [
+        (&turn_store, &turn_base, &opts),
+        (&tree_store, &base, &split),
+    ] {
+        let stop = turn::changes_since(&git, &repo, &store.private(), opts, base).unwrap();
         assert_eq!(
             stop.changes,
             changes,
@@ -208,7 +222,8 @@ fn untracked_and_ignored_files() {
     );
 }
 
-/// The walk's untracked half (`ls-files --others`) finds exactly the new files `git status
+/// Both walks (one `git status`, and on a large index `ls-files --others` beside it; `run_turn`
+/// takes every snapshot both ways) find exactly the new files `git status
 /// --untracked-files=all` finds, under every ignore source: `.gitignore` at the top and below
 /// it with negations, `info/exclude`, `core.excludesFile`, an embedded repository, a name
 /// with a newline, a directory that only the turn created.
@@ -625,6 +640,7 @@ fn index_diff_matches_tree_diff() {
     let head_tree = r.git(&["rev-parse", "HEAD^{tree}"]).trim().to_owned();
     let opts = SnapshotOptions {
         untracked_cap: 1024,
+        ..SnapshotOptions::default()
     };
     let inv = snapshot_of(&repo);
 
@@ -667,12 +683,21 @@ fn index_diff_matches_tree_diff() {
     assert_eq!(big.oversized, Some(4096));
 }
 
-/// A turn that changed nothing costs the Stop one walk (`status` beside `ls-files`, in either
-/// order): the private index is still
-/// the baseline's tree, so no `update-index` and no `diff-index` run. (A wrapper logs every
-/// git command the stages start.)
+/// A turn that changed nothing costs the Stop one walk (`status`; on a large index `status`
+/// beside `ls-files`, in either order): the private index is still the baseline's tree, so
+/// no `update-index` and no `diff-index` run. (A wrapper logs every git command the stages
+/// start.)
 #[test]
 fn an_unchanged_turn_runs_no_diff() {
+    unchanged_turn_runs_no_diff(SnapshotOptions::default(), &["status"]);
+    let split = SnapshotOptions {
+        split_walk_from: 0,
+        ..SnapshotOptions::default()
+    };
+    unchanged_turn_runs_no_diff(split, &["ls-files", "status"]);
+}
+
+fn unchanged_turn_runs_no_diff(opts: SnapshotOptions, walk: &[&str]) {
     let r = base_repo();
     r.write("notes.txt", "untracked at baseline\n");
     let real = which_git();
@@ -692,7 +717,6 @@ fn an_unchanged_turn_runs_no_diff() {
     let git = Git::new(wrapper);
     let repo = found(&git, r.path());
     let store = Store::new();
-    let opts = SnapshotOptions::default();
     let base = snapshot::take(&git, &repo, &store.private(), &opts).unwrap();
     std::fs::write(&log, "").unwrap();
 
@@ -706,7 +730,7 @@ fn an_unchanged_turn_runs_no_diff() {
         lines.sort();
         lines
     };
-    assert_eq!(ran(), ["ls-files", "status"]);
+    assert_eq!(ran(), walk);
 
     // One edit later, the index diff runs and finds it.
     r.write("b.txt", "bee\nedited\n");
@@ -714,17 +738,9 @@ fn an_unchanged_turn_runs_no_diff() {
     assert_eq!(staged.unchanged_tree, None);
     let changes = diff::diff_index(&git, &repo, &store.private(), &base, &staged).unwrap();
     assert_eq!(summary(&changes), [("b.txt".into(), Modified)]);
-    assert_eq!(
-        ran(),
-        [
-            "diff-index",
-            "ls-files",
-            "ls-files",
-            "status",
-            "status",
-            "update-index"
-        ]
-    );
+    let mut expected: Vec<&str> = [walk, walk, &["update-index", "diff-index"]].concat();
+    expected.sort();
+    assert_eq!(ran(), expected);
 }
 
 /// The git on `PATH`, resolved once for wrappers that must call the real one.

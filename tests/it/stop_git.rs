@@ -163,11 +163,12 @@ fn names(changes: &[Change]) -> Vec<String> {
 
 /// The hook as Claude Code runs it, with a git that logs: on a small repository without
 /// attribute files a Stop whose turn edited a file and added one starts `config`, `status`
-/// and `ls-files` (the two halves of one walk, side by side) and `diff-files` — no `add -N` (the new file's change is written without git, as no path
-/// is gone), no `check-attr`, no blob, index or tree written for the turn — and its decision
-/// log says it took the files way; the session's next prompt starts four.
+/// and `diff-files` — no `add -N` (the new file's change is written without git, as no path
+/// is gone), no `check-attr`, no blob, index or tree written for the turn, no second walk
+/// process (that is for large indexes) — and its decision log says it took the files way;
+/// the session's next prompt starts three.
 #[test]
-fn a_stop_starts_four_git_processes_and_a_prompt_four() {
+fn a_stop_starts_three_git_processes_and_a_prompt_three() {
     let r = base_repo();
     r.write("untracked.txt", "at baseline\n");
     let logged = LoggedGit::new();
@@ -201,14 +202,7 @@ fn a_stop_starts_four_git_processes_and_a_prompt_four() {
     // A small repository's baseline is its private index: its tree waits for the Stop.
     assert_eq!(
         logged.take(),
-        [
-            "config",
-            "ls-files",
-            "rev-parse",
-            "status",
-            "update-index",
-            "var"
-        ]
+        ["config", "rev-parse", "status", "update-index", "var"]
     );
 
     r.write("src/lib.rs", "fn main() { run() }\n")
@@ -225,17 +219,14 @@ fn a_stop_starts_four_git_processes_and_a_prompt_four() {
         assert!(ran.contains(&"check-attr".to_owned()), "{ran:?}");
         return;
     }
-    assert_eq!(ran, ["config", "diff-files", "ls-files", "status"]);
+    assert_eq!(ran, ["config", "diff-files", "status"]);
     assert_eq!(entry["diff"], "files", "{entry}");
 
     // The session's next prompt from the same directory: the repository it found is
     // remembered, so neither `rev-parse` nor `git var` runs again.
     let out = env.run(&next("UserPromptSubmit"));
     assert_eq!(outcome(&out), "baseline taken", "{out:?}");
-    assert_eq!(
-        logged.take(),
-        ["config", "ls-files", "status", "update-index"]
-    );
+    assert_eq!(logged.take(), ["config", "status", "update-index"]);
 }
 
 /// New files' changes written without git are git's own, byte for byte — text with and
@@ -285,22 +276,31 @@ fn new_files_are_written_as_git_writes_them() {
     assert_eq!(stop.way, Way::Whole);
 }
 
-/// A turn that changed nothing runs one walk after the config (`status` for the tracked
-/// files, `ls-files` for the untracked ones): no diff, and no tree written for the baseline.
+/// A turn that changed nothing runs one walk after the config (`status`, or on a large
+/// index `status` for the tracked files beside `ls-files` for the untracked ones): no diff,
+/// and no tree written for the baseline.
 #[test]
 fn an_unchanged_turn_runs_one_walk() {
     let r = base_repo();
     let logged = LoggedGit::new();
     let git = logged.git();
     let repo = found(&git, r.path());
-    let store = Store::new();
-    let opts = SnapshotOptions::default();
-    let base = snapshot::baseline(&git, &repo, &store.private(), &opts).unwrap();
-    logged.take();
-    let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
-    assert_eq!(stop.way, Way::Nothing);
-    assert!(stop.changes.is_empty());
-    assert_eq!(logged.take(), ["ls-files", "status"]);
+    let split = SnapshotOptions {
+        split_walk_from: 0,
+        ..SnapshotOptions::default()
+    };
+    for (opts, walk) in [
+        (SnapshotOptions::default(), &["status"][..]),
+        (split, &["ls-files", "status"][..]),
+    ] {
+        let store = Store::new();
+        let base = snapshot::baseline(&git, &repo, &store.private(), &opts).unwrap();
+        logged.take();
+        let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
+        assert_eq!(stop.way, Way::Nothing);
+        assert!(stop.changes.is_empty());
+        assert_eq!(logged.take(), walk);
+    }
 }
 
 /// A baseline whose saved index is gone (its store was removed under it) fails the Stop:

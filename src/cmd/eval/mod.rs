@@ -473,6 +473,7 @@ fn working_tree_changes(
     };
     let options = SnapshotOptions {
         untracked_cap: frozen.untracked_max_bytes,
+        ..SnapshotOptions::default()
     };
     let staged = snapshot::stage(git, repo, &store, &options)?;
     let base = Snapshot {

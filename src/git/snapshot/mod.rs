@@ -1,7 +1,8 @@
 //! Private snapshots of a working tree: a private index and object store outside the repo.
 //!
-//! A snapshot is one walk over a private copy of the index (`git status` for the tracked files
-//! beside `git ls-files --others` for the untracked ones, see [`scan`]), an `update-index`
+//! A snapshot is one walk over a private copy of the index (`git status`; on a large index,
+//! `git status` for the tracked files beside `git ls-files --others` for the untracked ones,
+//! see [`scan`]), an `update-index`
 //! of just the paths that walk reported (content blobs go to the prompt's object store), and
 //! a `write-tree` whose new trees go to a per-repository tree cache — for the baseline of a
 //! prompt, that last step is left to the Stop, which rarely needs it ([`baseline`]). Every command that
@@ -27,6 +28,12 @@ pub use dirs::{Sweep, sweep_tree_cache};
 /// Default size above which an untracked file is reported but never read.
 pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
 
+/// Default size of the private index from which a walk is split in two processes (see
+/// [`scan`]): about 10,000 files. One more git process costs a millisecond or two; on 2,000
+/// files (a 180 KiB index) the split saved nothing measurable, on 50,000 (4.4 MB) it saved
+/// 15 ms; 1 MiB sits between the two on a log scale.
+pub const DEFAULT_SPLIT_WALK_FROM: u64 = 1024 * 1024;
+
 /// Knobs for taking a snapshot.
 #[derive(Debug, Clone)]
 pub struct SnapshotOptions {
@@ -34,12 +41,17 @@ pub struct SnapshotOptions {
     /// The cap applies to every file a snapshot would have to read: untracked files, and
     /// tracked files whose working-tree copy changed.
     pub untracked_cap: u64,
+    /// From this size of the private index in bytes, the tracked and the untracked files are
+    /// walked by two git processes side by side; below it, by one (see [`scan`]). Both ways
+    /// find the same changes.
+    pub split_walk_from: u64,
 }
 
 impl Default for SnapshotOptions {
     fn default() -> Self {
         SnapshotOptions {
             untracked_cap: DEFAULT_UNTRACKED_CAP,
+            split_walk_from: DEFAULT_SPLIT_WALK_FROM,
         }
     }
 }
@@ -264,25 +276,37 @@ impl Scan {
 }
 
 /// Seeds the private index if this is the prompt's first snapshot, then walks the working
-/// tree for what differs from it: `git status` for the tracked files and `git ls-files`
-/// for the untracked ones, side by side.
+/// tree for what differs from it.
 ///
-/// One `git status --untracked-files=all` does both walks one after the other. Split in
-/// two, the stat walk of the index and the directory walk for new files overlap, and the
-/// scan takes less time than the `git status` it replaces (at 50,000 files, 100 ms against
-/// 115 on 2 cores; see BENCHMARKS.md). Both read the same private index; a seeding status
-/// that saves refreshed stat data replaces it atomically, so the listing reads either copy,
-/// and both name the same entries.
+/// One `git status --untracked-files=all` stats the index's files and then walks the
+/// directories for new ones, one after the other. On a large index
+/// ([`SnapshotOptions::split_walk_from`]) the two walks run side by side instead, `git status
+/// --untracked-files=no` for the tracked files and `git ls-files --others` for the new ones,
+/// and the scan takes less time than the `git status` it replaces (at 50,000 files, 100 ms
+/// against 115 on 2 cores; see BENCHMARKS.md). On a small one the second process costs more
+/// than the overlap saves. Both processes read the same private index; a seeding status that
+/// saves refreshed stat data replaces it atomically, so the listing reads either copy, and
+/// both name the same entries.
 pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, GitError> {
     let seeded = run.seed_index()?;
+    // An index that is absent (an unborn HEAD) is empty.
+    let split =
+        std::fs::metadata(&run.dirs.index).is_ok_and(|meta| meta.len() >= options.split_walk_from);
 
+    // (No untracked cache either way: with `--untracked-files=all`, git's cache misses files
+    // added to a directory once `update-index` has tracked files in it; see the test
+    // `changes_made_right_after_a_snapshot_are_all_seen`.)
     let mut status = run.git(
         Access::Read,
         &[
             "status",
             "--porcelain=v2",
             "-z",
-            "--untracked-files=no",
+            if split {
+                "--untracked-files=no"
+            } else {
+                "--untracked-files=all"
+            },
             "--no-renames",
             // A dirty submodule's files are not part of this tree; only its commit is, and that
             // is read from its HEAD without running anything inside it.
@@ -295,11 +319,12 @@ pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, 
         // walk does not hash those files again.
         status.env("GIT_OPTIONAL_LOCKS", "1");
     }
+    if !split {
+        let pending = porcelain::parse(&run.git_output(status, None)?)?;
+        return Ok(partition_by_size(run.repo, pending, options.untracked_cap));
+    }
     // Every untracked file, one by one, under the same ignore rules `git status` applies
-    // (an embedded repository comes as `dir/`). No untracked cache: with
-    // `--untracked-files=all`, git's cache misses files added to a directory once
-    // `update-index` has tracked files in it; see the test
-    // `changes_made_right_after_a_snapshot_are_all_seen`.
+    // (an embedded repository comes as `dir/`).
     let others = run.git(
         Access::Read,
         &["ls-files", "-z", "--others", "--exclude-standard"],
