@@ -5,10 +5,11 @@
 
 use std::collections::HashMap;
 
-use crate::pipeline::axes::AXIS_COUNT;
+use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS};
 use crate::scorer::Evidence;
 
 use super::features::{Features, LineInfo};
+use super::hunks::{self, Role};
 use super::kinds::Kind;
 use super::model::{Model, Scored};
 use super::tokens::{self, TokenKind};
@@ -95,7 +96,25 @@ struct Candidate {
     file: String,
     line: Option<u32>,
     place: (usize, u32, bool),
+    /// Punctuation or a block keyword only ([`is_bare`]).
+    bare: bool,
+    /// In a test file for an axis about the code, or in the code for an axis about removed
+    /// tests.
+    elsewhere: bool,
     note: String,
+}
+
+/// Whether a line is only punctuation or a block keyword (`}`, `):`, `end`, `else {`): it
+/// closes or opens something and says nothing about what changed.
+fn is_bare(text: &str) -> bool {
+    tokens::tokenize(text).iter().all(|t| match t.kind {
+        TokenKind::Op => true,
+        TokenKind::Word => matches!(
+            t.text.as_str(),
+            "end" | "else" | "do" | "then" | "begin" | "fi" | "done" | "esac"
+        ),
+        _ => false,
+    })
 }
 
 /// The evidence for every axis. A line's strength for an axis is its share of the derivative
@@ -109,8 +128,17 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
             *occurrences.entry(b).or_insert(0) += 1;
         }
     }
+    let in_tests: Vec<bool> = f
+        .files
+        .iter()
+        .map(|p| hunks::role_of(p) == Role::Test)
+        .collect();
+    // Test lines speak to regression_tests when the change removes some (a deleted or
+    // weakened test); for every other axis the code under test is the place to look.
+    let removes_tests = f.lines.iter().any(|l| l.removed && in_tests[l.file]);
     let mut out = Vec::new();
-    for axis in 0..AXIS_COUNT {
+    for (axis, id) in AXIS_IDS.iter().enumerate() {
+        let tests_axis = *id == "regression_tests" && removes_tests;
         let mut candidates: Vec<Candidate> = Vec::new();
         for (line, buckets) in f.lines.iter().zip(&f.line_buckets) {
             let strength: f64 = buckets
@@ -125,11 +153,19 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
                 file: f.files[line.file].clone(),
                 line: Some(line.line),
                 place: (line.file, line.line, line.removed),
+                bare: is_bare(&line.text),
+                elsewhere: in_tests[line.file] != tests_axis,
                 note: describe(axis, line),
             });
         }
-        // Strongest first; ties keep diff order (the sort is stable).
-        candidates.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+        // Lines that say something first (a lone `}` or `):` names no change the agent could
+        // look at), then lines in the files that speak to the axis, then strongest first;
+        // ties keep diff order (the sort is stable).
+        candidates.sort_by(|a, b| {
+            (a.bare, a.elsewhere)
+                .cmp(&(b.bare, b.elsewhere))
+                .then(b.strength.total_cmp(&a.strength))
+        });
         let mut seen = Vec::new();
         for c in candidates {
             if seen.len() == PER_AXIS {
@@ -239,6 +275,22 @@ mod tests {
             removed,
             text: text.into(),
             kinds: super::super::kinds::of(&tokens::tokenize(text), false),
+        }
+    }
+
+    #[test]
+    fn bare_lines_say_nothing() {
+        for bare in ["}", "):", "});", "end", "} else {", "]"] {
+            assert!(is_bare(bare), "{bare}");
+        }
+        for said in [
+            "return nil, err",
+            "x = 1",
+            "if n > max {",
+            "close(fd)",
+            "\"admin\"",
+        ] {
+            assert!(!is_bare(said), "{said}");
         }
     }
 

@@ -106,6 +106,7 @@ impl Scorer for LocalScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::axes::AXIS_IDS;
 
     const AUTH: usize = 1;
 
@@ -130,6 +131,39 @@ mod tests {
         let ev = s.evidence.iter().find(|e| e.axis == AUTH).unwrap();
         assert_eq!(ev.file, "internal/repo/permissions.go");
         assert_eq!(ev.line, Some(8));
+    }
+
+    /// A reversed fix that drops a guard and the test that covered it.
+    const GUARD_AND_TEST: &str = "diff --git a/lib/parse.js b/lib/parse.js\n--- a/lib/parse.js\n+++ b/lib/parse.js\n\
+        @@ -40,7 +40,4 @@ function parseKey(key, obj) {\n   let cur = obj;\n   for (const part of parts) {\n\
+        -    if (part === '__proto__' || part === 'constructor') {\n-      return;\n-    }\n     cur = cur[part] = cur[part] || {};\n   }\n\
+        diff --git a/test/parse.test.js b/test/parse.test.js\n--- a/test/parse.test.js\n+++ b/test/parse.test.js\n\
+        @@ -88,8 +88,4 @@ describe('parseKey', () => {\n   });\n-  it('does not pollute the prototype', () => {\n\
+        -    parseKey('__proto__.polluted', {});\n-    expect({}.polluted).toBeUndefined();\n-  });\n });\n";
+
+    #[test]
+    fn evidence_points_at_lines_that_say_something_in_the_right_file() {
+        let s = LocalScorer::new().score_diff(GUARD_AND_TEST);
+        for e in &s.evidence {
+            // No lone `}` or `});`: the note quotes a line with words in it.
+            let quoted = e.note.rsplit(": `").next().unwrap_or_default();
+            assert!(quoted.chars().any(char::is_alphanumeric), "{e:?}");
+        }
+        let first = |axis: &str| {
+            s.evidence
+                .iter()
+                .find(|e| AXIS_IDS[e.axis] == axis)
+                .map(|e| e.file.as_str())
+        };
+        // The removed test for regression_tests, the code for the axes about code.
+        for axis in AXIS_IDS {
+            let want = if axis == "regression_tests" {
+                "test/parse.test.js"
+            } else {
+                "lib/parse.js"
+            };
+            assert_eq!(first(axis), Some(want), "{axis}: {:?}", s.evidence);
+        }
     }
 
     #[test]
