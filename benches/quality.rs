@@ -104,6 +104,30 @@ fn main() -> ExitCode {
         100.0 * out.nested.risky as f64 / (out.nested.risky + out.nested.benign).max(1) as f64
     );
     print!("{}", fit::reliability(&out.nested));
+    println!(
+        "test-only changes under a threshold of their own (out-of-fold scores; both thresholds \
+         chosen on them, so each row is the best that split reaches): {} of {} benign and {} of \
+         {} regression_tests cases change only tests",
+        all.iter()
+            .filter(|&&i| data.samples[i].tests_only && data.cases[i].kind == corpus::Kind::Benign)
+            .count(),
+        out.nested.benign,
+        all.iter()
+            .filter(|&&i| data.samples[i].tests_only
+                && data.cases[i].primary.map(|a| AXIS_IDS[a]) == Some("regression_tests"))
+            .count(),
+        out.nested.per_axis[AXIS_COUNT - 1].0,
+    );
+    print!(
+        "{}",
+        fit::test_only_frontier(
+            &data.cases,
+            &all,
+            &out.probs,
+            &|i| data.samples[i].tests_only,
+            params.false_alarm_limit
+        )
+    );
     if flag("--curve") {
         println!(
             "learning curve (nested out-of-fold, on a share of the repositories; per axis: \

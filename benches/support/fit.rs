@@ -26,6 +26,8 @@ pub struct Sample {
     pub value: Vec<f32>,
     /// Nothing survived selection: the hook would not score this change at all.
     pub empty: bool,
+    /// Only test files changed.
+    pub tests_only: bool,
 }
 
 impl Sample {
@@ -34,6 +36,7 @@ impl Sample {
             index: f.index.clone(),
             value: f.value.clone(),
             empty: false,
+            tests_only: f.tests_only,
         }
     }
 }
@@ -744,6 +747,69 @@ pub fn figures(
         }
     }
     f
+}
+
+/// What a second threshold for test-only changes could buy: for each share of the benign
+/// false-alarm budget spent on test-only changes (`k` benign test-only alarms), the lowest
+/// test-only threshold that spends exactly that and the lowest threshold for every other
+/// change that keeps the total within `false_alarm_limit`; then the figures. Both thresholds
+/// are chosen on `probs` themselves, so each row is the best that split can do on these
+/// scores (optimistic), which makes it a fair bound for "out of reach".
+pub fn test_only_frontier(
+    cases: &[Case],
+    members: &[usize],
+    probs: &[[f64; AXIS_COUNT]],
+    tests_only: &dyn Fn(usize) -> bool,
+    false_alarm_limit: f64,
+) -> String {
+    use std::fmt::Write as _;
+    let best = |i: usize| probs[i].iter().copied().fold(0.0, f64::max);
+    let descending = |test: bool| {
+        let mut v: Vec<f64> = members
+            .iter()
+            .copied()
+            .filter(|&i| cases[i].kind == Kind::Benign && tests_only(i) == test)
+            .map(best)
+            .collect();
+        v.sort_by(|a, b| b.total_cmp(a));
+        v
+    };
+    let (test_benign, other_benign) = (descending(true), descending(false));
+    let benign = test_benign.len() + other_benign.len();
+    let allowed = (false_alarm_limit * benign as f64).floor() as usize;
+    // Just above the score of the first case past `k` alarms (1.0 + ε: none at all).
+    let above = |v: &[f64], k: usize| v.get(k).map_or(0.0, |&s| s + 1e-9).min(1.0 + 1e-9);
+    let rt = AXIS_IDS
+        .iter()
+        .position(|&a| a == "regression_tests")
+        .expect("the regression_tests axis");
+    let mut out = String::from(
+        "| test-only benign alarms | threshold, test-only | threshold, other | top-3 primary recall | benign false alarms | regression_tests | lowest other axis |\n|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    let steps = 16;
+    for s in 0..=steps {
+        let k = (allowed * s / steps).min(test_benign.len());
+        let (t_test, t_other) = (above(&test_benign, k), above(&other_benign, allowed - k));
+        let f = figures(cases, members, probs, &|i| {
+            [if tests_only(i) { t_test } else { t_other }; AXIS_COUNT]
+        });
+        let (lowest, at) = (0..AXIS_COUNT)
+            .filter(|&a| a != rt)
+            .filter_map(|a| f.axis_recall(a).map(|r| (r, a)))
+            .fold((1.0, 0), |m, x| if x.0 < m.0 { x } else { m });
+        let _ = writeln!(
+            out,
+            "| {k} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {} {:.1} |",
+            t_test.min(1.0),
+            t_other.min(1.0),
+            f.primary_recall(),
+            f.false_alarms(),
+            100.0 * f.axis_recall(rt).unwrap_or(0.0),
+            AXIS_IDS[at],
+            100.0 * lowest
+        );
+    }
+    out
 }
 
 /// The table printed by the quality bench and the fit.

@@ -88,6 +88,8 @@ pub struct Outcome {
     pub thresholds: [f64; AXIS_COUNT],
     /// The lowest per-axis out-of-fold precision at the shipped thresholds.
     pub precision_target: f64,
+    /// Every case's calibrated out-of-fold scores (what `oof` was measured on).
+    pub probs: Vec<[f64; AXIS_COUNT]>,
 }
 
 /// Calibrated probabilities of every case, zero for cases the hook would not score.
@@ -178,6 +180,7 @@ pub fn run(data: &Data, members: &[usize], params: &Params, ship: bool, nested: 
         oof: oof_figures,
         thresholds,
         precision_target: precision,
+        probs,
     }
 }
 

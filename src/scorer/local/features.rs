@@ -45,6 +45,8 @@ pub struct Features {
     pub lines: Vec<LineInfo>,
     /// For each of [`Features::lines`], the buckets it raised (one entry per occurrence).
     pub line_buckets: Vec<Vec<u32>>,
+    /// Only test files changed (the `only tests` feature).
+    pub tests_only: bool,
 }
 
 impl Features {
@@ -319,6 +321,7 @@ pub fn extract(diff: &str) -> Features {
             counts.shape("only", name, 1.0);
         }
     }
+    out.tests_only = only(Role::Test);
     counts.shape("bias-shape", "", 0.0);
 
     // Text block: sublinear counts scaled to unit length; shape block as is.
@@ -561,6 +564,7 @@ mod tests {
         assert!(f.lines[0].kinds & Kind::Condition.bit() != 0);
         assert!(f.lines[0].kinds & Kind::Header.bit() != 0);
         assert!(f.line_buckets.iter().all(|b| !b.is_empty()));
+        assert!(!f.tests_only);
         // The lost words of the hunk are features.
         assert!(f.get(bucket("Ls", "authorization")) > 0.0);
         assert!(f.get(bucket("Gs", "authorization")) == 0.0);
@@ -568,6 +572,14 @@ mod tests {
         let g = extract(DIFF);
         assert_eq!(f.index, g.index);
         assert_eq!(f.value, g.value);
+    }
+
+    #[test]
+    fn test_only_changes_are_told_apart() {
+        let test = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1,2 +1,1 @@\n def test_x():\n-    assert x() == 1\n";
+        assert!(extract(test).tests_only);
+        let both = format!("{test}{DIFF}");
+        assert!(!extract(&both).tests_only);
     }
 
     #[test]
