@@ -12,7 +12,8 @@
 //! - `--scorer jev|openai|command|local`: score every case with that backend as configured in
 //!   the environment (`JEV_PREFLIGHT_*`, keys), at its own thresholds. For a remote scorer
 //!   every case is out-of-sample; for `local` this is the shipped model on the data it was
-//!   fitted on, and is labeled **in-sample**.
+//!   fitted on, and is labeled **in-sample**; with `--corpus DIR` naming a corpus that shares
+//!   no repository with `testdata/corpus/`, it is out-of-sample and labeled so.
 //! - `--eval-set`: the shipped `local` model on the hand-written set in `testdata/eval/`; the
 //!   model never saw it, but the line kinds were written with it in view, so it is labeled
 //!   in-sample too.
@@ -78,7 +79,7 @@ fn main() -> ExitCode {
         data.repos().len()
     );
     if let Some(name) = value("--scorer") {
-        return scorer_report(&data, &name);
+        return scorer_report(&data, &dir, &name);
     }
     if let Some(path) = value("--held-apart")
         && flag("--held-apart-only")
@@ -221,7 +222,7 @@ fn held_apart_report(data: &learn::Data, path: &str, params: &fit::Params) -> Ex
 }
 
 /// Every case scored by one configured backend, at that backend's thresholds.
-fn scorer_report(data: &learn::Data, name: &str) -> ExitCode {
+fn scorer_report(data: &learn::Data, dir: &std::path::Path, name: &str) -> ExitCode {
     let env = jev_preflight::env::HostEnv::from_process();
     let mut settings = match jev_preflight::config::user_settings(&env) {
         Ok(u) => u.scorer,
@@ -263,8 +264,31 @@ fn scorer_report(data: &learn::Data, name: &str) -> ExitCode {
         }
     }
     let figures = fit::figures(&data.cases, &data.all(), &probs, &|_| thresholds);
-    let title = if name == "local" {
-        "local scorer as shipped, IN-SAMPLE (fitted on this corpus; see the default run for out-of-fold figures)".to_owned()
+    // The shipped model was fitted on the default corpus: on it, or on any corpus sharing a
+    // repository with it, the figures are in-sample.
+    let fitted_on = match corpus::repos_in(&corpus::default_dir()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let shared = data
+        .repos()
+        .iter()
+        .filter(|r| fitted_on.contains(&r.to_ascii_lowercase()))
+        .count();
+    let title = if name == "local" && shared == 0 {
+        format!(
+            "local scorer as shipped, on {} repositories it was never fitted on (`{}`; out-of-sample)",
+            data.repos().len(),
+            dir.display()
+        )
+    } else if name == "local" {
+        format!(
+            "local scorer as shipped, IN-SAMPLE ({shared} of these {} repositories are in the corpus it was fitted on; see the default run for out-of-fold figures)",
+            data.repos().len()
+        )
     } else {
         format!("`{name}` scorer at its thresholds (every case out-of-sample)")
     };

@@ -8,6 +8,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -139,6 +140,25 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
         });
     }
     Ok(cases)
+}
+
+/// The repositories a corpus's manifest names (without reading its diffs).
+pub fn repos_in(dir: &Path) -> Result<BTreeSet<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct Repo {
+        repo: String,
+    }
+    let manifest = dir.join("manifest.jsonl");
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| format!("cannot read `{}`: {e}", manifest.display()))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str::<Repo>(l)
+                .map(|r| r.repo.to_ascii_lowercase())
+                .map_err(|e| format!("{}: {e}", manifest.display()))
+        })
+        .collect()
 }
 
 /// The fold of a repository among `k`: FNV-1a of its name, so it never depends on order.
