@@ -155,7 +155,7 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
                 place: (line.file, line.line, line.removed),
                 bare: is_bare(&line.text),
                 elsewhere: in_tests[line.file] != tests_axis,
-                note: describe(axis, line),
+                note: describe(axis, line, line.partner.map(|p| &f.lines[p])),
             });
         }
         // Lines that say something first (a lone `}` or `):` names no change the agent could
@@ -167,6 +167,7 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
                 .then(b.strength.total_cmp(&a.strength))
         });
         let mut seen = Vec::new();
+        let mut said: Vec<String> = Vec::new();
         for c in candidates {
             if seen.len() == PER_AXIS {
                 break;
@@ -175,10 +176,12 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
             if c.strength <= 0.0 && !seen.is_empty() {
                 break;
             }
-            if seen.contains(&c.place) {
+            // Both sides of a modification say the same; once is enough.
+            if seen.contains(&c.place) || said.contains(&c.note) {
                 continue;
             }
             seen.push(c.place);
+            said.push(c.note.clone());
             out.push(Evidence {
                 axis,
                 file: c.file,
@@ -199,8 +202,83 @@ fn influence(model: &Model<'_>, scored: &Scored, axis: usize, bucket: u32) -> f6
     gate + f64::from(model.axis_weight(axis, bucket)) - mean
 }
 
-/// What changed on `line`, in words, for `axis`.
-pub fn describe(axis: usize, line: &LineInfo) -> String {
+/// The part of a modified line that changed, in whole words and operators (`>=` → `>`, not
+/// `=` → nothing): the tokens left once the common start and end are set aside. `None` when
+/// nothing but spacing changed or the part is too long to say in a few words.
+fn changed_part(old: &str, new: &str) -> Option<(String, String)> {
+    const MOST: usize = 40;
+    let (o, n) = (raw_tokens(old), raw_tokens(new));
+    let start = o.iter().zip(&n).take_while(|(a, b)| a == b).count();
+    let end = o[start..]
+        .iter()
+        .rev()
+        .zip(n[start..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let gone = o[start..o.len() - end].concat();
+    let came = n[start..n.len() - end].concat();
+    let (gone, came) = (gone.trim(), came.trim());
+    if (gone.is_empty() && came.is_empty()) || gone.len() > MOST || came.len() > MOST {
+        return None;
+    }
+    Some((gone.to_owned(), came.to_owned()))
+}
+
+/// A line cut into runs of word characters, of operator characters and of spaces, and single
+/// brackets and separators; concatenated they give the line back.
+fn raw_tokens(text: &str) -> Vec<&str> {
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' || c == '$' {
+            1
+        } else if c.is_whitespace() {
+            0
+        } else if "()[]{},;\"'`".contains(c) {
+            3
+        } else {
+            2
+        }
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<u8> = None;
+    for (i, c) in text.char_indices() {
+        let k = class(c);
+        if prev.is_some_and(|p| p != k || k == 3) {
+            out.push(&text[start..i]);
+            start = i;
+        }
+        prev = Some(k);
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// What changed on `line`, in words, for `axis`; `partner` is the other side of a
+/// modification.
+pub fn describe(axis: usize, line: &LineInfo, partner: Option<&LineInfo>) -> String {
+    if let Some(other) = partner {
+        let (old, new) = if line.removed {
+            (line, other)
+        } else {
+            (other, line)
+        };
+        if let Some((gone, came)) = changed_part(&old.text, &new.text) {
+            let what = match (gone.is_empty(), came.is_empty()) {
+                (false, false) => format!("`{gone}` became `{came}`"),
+                (false, true) => format!("`{gone}` was dropped"),
+                _ => format!("`{came}` was added"),
+            };
+            let kinds = old.kinds | new.kinds;
+            let kind = PREFERRED[axis]
+                .iter()
+                .copied()
+                .find(|k| kinds & k.bit() != 0);
+            let head = kind.map_or_else(String::new, |k| format!("{} changed, ", k.phrase()));
+            return format!("{head}{what}: {}", quote(&new.text));
+        }
+    }
     let code = quote(&line.text);
     // Only a kind that speaks to this axis names the change; otherwise the line is quoted
     // plainly (a kind chosen for another axis would put the wrong words on it).
@@ -275,7 +353,35 @@ mod tests {
             removed,
             text: text.into(),
             kinds: super::super::kinds::of(&tokens::tokenize(text), false),
+            partner: None,
         }
+    }
+
+    #[test]
+    fn a_modification_says_what_became_what() {
+        let old = line("if size >= self.limit {", true);
+        let new = line("if size > self.limit {", false);
+        assert_eq!(
+            describe(2, &old, Some(&new)),
+            "a size or bounds limit changed, `>=` became `>`: `if size > self.limit {`"
+        );
+        assert_eq!(describe(2, &new, Some(&old)), describe(2, &old, Some(&new)));
+        let old = line("return owner == actor", true);
+        let new = line("return true", false);
+        assert!(
+            describe(1, &new, Some(&old))
+                .ends_with("`owner == actor` became `true`: `return true`"),
+            "{}",
+            describe(1, &new, Some(&old))
+        );
+        let old = line("foo(a, b, c)", true);
+        let new = line("foo(a, c)", false);
+        assert!(describe(0, &new, Some(&old)).starts_with("`b,` was dropped"));
+        // Spacing only, or a change too long to name: the line is described as before.
+        let old = line("x  = 1", true);
+        let new = line("x = 1", false);
+        assert_eq!(describe(0, &new, Some(&old)), describe(0, &new, None));
+        assert_eq!(raw_tokens("a >= b(c)").concat(), "a >= b(c)");
     }
 
     #[test]
@@ -298,18 +404,18 @@ mod tests {
     fn words_say_what_changed() {
         let l = line("del headers['Proxy-Authorization']", true);
         assert_eq!(
-            describe(1, &l),
+            describe(1, &l, None),
             "the `Proxy-Authorization` header is no longer removed: `del headers['Proxy-Authorization']`"
         );
         let l = line("defer f.Close()", true);
-        assert!(describe(6, &l).starts_with("a release is no longer done"));
+        assert!(describe(6, &l, None).starts_with("a release is no longer done"));
         let l = line("if n > maxSize {", true);
         assert!(
-            describe(2, &l).starts_with("a size or bounds limit was removed"),
+            describe(2, &l, None).starts_with("a size or bounds limit was removed"),
             "{}",
-            describe(2, &l)
+            describe(2, &l, None)
         );
         let l = line("assert.Equal(t, want, got)", true);
-        assert!(describe(7, &l).starts_with("a test assertion was removed"));
+        assert!(describe(7, &l, None).starts_with("a test assertion was removed"));
     }
 }

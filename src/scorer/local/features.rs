@@ -33,6 +33,9 @@ pub struct LineInfo {
     /// The line's text, trimmed and clipped.
     pub text: String,
     pub kinds: Kinds,
+    /// The line on the other side this one was paired with (a modification), as an index
+    /// into [`Features::lines`].
+    pub partner: Option<usize>,
 }
 
 /// A diff as the model reads it.
@@ -230,6 +233,7 @@ pub fn extract(diff: &str) -> Features {
                     removed: is_removed,
                     text: tokens::clip(line.text.trim(), 160).to_owned(),
                     kinds: line_kinds,
+                    partner: None,
                 });
                 out.line_buckets.push(raised);
                 sides[usize::from(!is_removed)].push((index, toks, line_kinds));
@@ -238,7 +242,7 @@ pub fn extract(diff: &str) -> Features {
                 continue;
             }
             let [removed_lines, added_lines] = &sides;
-            edits(
+            let pairs = edits(
                 role,
                 removed_lines,
                 added_lines,
@@ -246,6 +250,10 @@ pub fn extract(diff: &str) -> Features {
                 &mut out.line_buckets,
                 &mut edit_totals,
             );
+            for (r, a) in pairs {
+                out.lines[r].partner = Some(a);
+                out.lines[a].partner = Some(r);
+            }
             // What the hunk lost and gained, word by word: moved words cancel out.
             for (word, &at) in &lost {
                 if !gained.contains_key(word) {
@@ -403,7 +411,8 @@ const MAX_PAIRINGS: usize = 2500;
 /// modified — a removed line paired with the most similar added line — and then which kinds
 /// the modification lost or gained (`Mk-`, `Mk+`), which tokens (`Mt-`, `Mt+`), and whether
 /// only names changed (`Mrename`). A refactor renames and moves; a reversed fix removes a
-/// guard outright or flips an operator: these features tell the two apart.
+/// guard outright or flips an operator: these features tell the two apart. Returns the
+/// pairs (removed line, added line) as indices into the lines.
 fn edits(
     role: &str,
     removed: &[(usize, Vec<Token>, Kinds)],
@@ -411,7 +420,8 @@ fn edits(
     counts: &mut Counts,
     line_buckets: &mut [Vec<u32>],
     totals: &mut [usize; 3],
-) {
+) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
     let r_sig: Vec<Vec<&str>> = removed.iter().map(|l| significant(&l.1)).collect();
     let a_sig: Vec<Vec<&str>> = added.iter().map(|l| significant(&l.1)).collect();
     let mut partner: Vec<Option<usize>> = vec![None; removed.len()];
@@ -449,6 +459,7 @@ fn edits(
         };
         totals[2] += 1;
         let (a_line, _, kinds_a) = &added[ai];
+        pairs.push((*line, *a_line));
         for k in kinds::iter(kinds_r & !kinds_a) {
             emit(*line, &format!("Mk-{role}"), k.name());
         }
@@ -495,6 +506,7 @@ fn edits(
             emit(*line, &format!("P+{role}"), k.name());
         }
     }
+    pairs
 }
 
 /// Unigrams, bigrams, kinds and kind pairs of one changed line.
