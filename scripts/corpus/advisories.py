@@ -4,10 +4,11 @@
 Usage:
     python3 scripts/corpus/advisories.py            # write testdata/corpus/advisories.jsonl
     python3 scripts/corpus/advisories.py --check    # rebuild in memory, compare byte for byte
+    python3 scripts/corpus/advisories.py --corpus testdata/corpus-fresh   # another corpus directory
 
 Reads the bare snapshots of the advisory databases listed in ADVISORY_DBS (fetched to
 /work/.mirror/<owner>+<name>/..., or --mirrors DIR) at the commit recorded in
-testdata/corpus/repos.json ("advisory_dbs"), and writes one JSON object per (advisory, fix
+<corpus>/repos.json ("advisory_dbs"), and writes one JSON object per (advisory, fix
 commit) pair:
 
     {"id", "db", "repo" (owner/name, lower case), "commit" (hex, as written, 7-40 chars),
@@ -26,10 +27,8 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-OUT = os.path.join(ROOT, "testdata", "corpus", "advisories.jsonl")
-REPOS_JSON = os.path.join(ROOT, "testdata", "corpus", "repos.json")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import add_corpus_arg, corpus_paths  # noqa: E402
 
 # owner/name of each advisory database, and the paths inside it that hold advisories.
 ADVISORY_DBS = {
@@ -200,13 +199,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--out", default=OUT)
+    add_corpus_arg(ap)
+    ap.add_argument("--out", help="output file (default: advisories.jsonl of the corpus)")
     ap.add_argument("--all", action="store_true", help="keep rows of every repository (to choose repositories), not only those in repos.json")
     args = ap.parse_args()
+    cp = corpus_paths(args.corpus)
+    args.out = args.out or cp.advisories
     heads = {}
     keep = None
-    if os.path.exists(REPOS_JSON) and not args.all:
-        with open(REPOS_JSON, encoding="utf-8") as f:
+    if os.path.exists(cp.repos_json) and not args.all:
+        with open(cp.repos_json, encoding="utf-8") as f:
             doc = json.load(f)
         heads = {d["repo"]: d["head"] for d in doc.get("advisory_dbs", [])}
         keep = {d["repo"].lower() for d in doc.get("repos", [])}

@@ -4,6 +4,7 @@
 Usage:
     python3 scripts/corpus/build.py            # write cases.jsonl.gz
     python3 scripts/corpus/build.py --check    # rebuild in memory, compare byte for byte
+    python3 scripts/corpus/build.py --corpus testdata/corpus-fresh [--check]   # another corpus directory
 
 Each manifest line becomes one line {"id": ..., "diff": ...} in manifest order. The diff is
     git diff --no-color --no-ext-diff --no-textconv -M50% -U3 <commit> <parent>   (risky, reversed)
@@ -23,11 +24,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import CASES, DEFAULT_MIRRORS, MANIFEST, diff_args, git, mirror_dir, refuse_blocked  # noqa: E402
+from common import (  # noqa: E402
+    DEFAULT_MIRRORS, add_corpus_arg, corpus_paths, diff_args, git, mirror_dir, refuse_blocked,
+)
 
 
-def build(mirrors: str) -> bytes:
-    with open(MANIFEST, encoding="utf-8") as f:
+def build(mirrors: str, manifest: str) -> bytes:
+    with open(manifest, encoding="utf-8") as f:
         cases = [json.loads(l) for l in f]
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
@@ -48,19 +51,21 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirrors", default=DEFAULT_MIRRORS)
     ap.add_argument("--check", action="store_true")
+    add_corpus_arg(ap)
     args = ap.parse_args()
-    data = build(args.mirrors)
+    cp = corpus_paths(args.corpus)
+    data = build(args.mirrors, cp.manifest)
     if args.check:
-        with open(CASES, "rb") as f:
+        with open(cp.cases, "rb") as f:
             old = f.read()
         if old != data:
             print("cases.jsonl.gz differs from a rebuild", file=sys.stderr)
             return 1
         print(f"cases.jsonl.gz reproduced ({len(data)} bytes)")
         return 0
-    with open(CASES, "wb") as f:
+    with open(cp.cases, "wb") as f:
         f.write(data)
-    print(f"wrote {CASES}: {len(data)} bytes")
+    print(f"wrote {cp.cases}: {len(data)} bytes")
     return 0
 
 

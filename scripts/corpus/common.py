@@ -1,4 +1,4 @@
-"""Shared helpers for the corpus scripts (mine.py, build.py, repos.py, audit.py).
+"""Shared helpers for the corpus scripts (mine.py, build.py, repos.py, audit.py, stats.py).
 
 Python 3.11 standard library only. Every git call runs with the user's and the system's git
 configuration switched off, so output depends only on the snapshot.
@@ -6,18 +6,46 @@ configuration switched off, so output depends only on the snapshot.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
+from typing import NamedTuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CORPUS = os.path.join(ROOT, "testdata", "corpus")
-REPOS_JSON = os.path.join(CORPUS, "repos.json")
-MANIFEST = os.path.join(CORPUS, "manifest.jsonl")
-CASES = os.path.join(CORPUS, "cases.jsonl.gz")
-ADVISORIES = os.path.join(CORPUS, "advisories.jsonl")
 DEFAULT_MIRRORS = "/work/.mirror"
+
+
+class CorpusPaths(NamedTuple):
+    """The files of one corpus directory (`--corpus DIR`; default testdata/corpus)."""
+    dir: str
+    repos_json: str
+    manifest: str
+    cases: str
+    advisories: str
+    fetch_list: str  # the default corpus keeps its list in scripts/corpus/, others in their dir
+    is_default: bool
+
+
+def corpus_paths(corpus: str | None = None) -> CorpusPaths:
+    d = os.path.abspath(os.path.join(ROOT, corpus)) if corpus else CORPUS
+    default = d == CORPUS
+    return CorpusPaths(
+        d, os.path.join(d, "repos.json"), os.path.join(d, "manifest.jsonl"),
+        os.path.join(d, "cases.jsonl.gz"), os.path.join(d, "advisories.jsonl"),
+        os.path.join(HERE if default else d, "fetch-list.txt"), default,
+    )
+
+
+def add_corpus_arg(ap) -> None:
+    ap.add_argument("--corpus", default="testdata/corpus",
+                    help="corpus directory, relative to the repository root (default testdata/corpus)")
+
+
+_DEFAULT = corpus_paths()
+REPOS_JSON, MANIFEST, CASES, ADVISORIES = _DEFAULT.repos_json, _DEFAULT.manifest, _DEFAULT.cases, _DEFAULT.advisories
 
 # Kept for independent evaluation: never mined, nor their forks or mirrors.
 BLOCKLIST = frozenset(
@@ -55,6 +83,24 @@ def refuse_blocked(repo: str) -> None:
     name = r.split("/")[-1]
     if r in BLOCKLIST or name in BLOCKED_NAMES:
         raise SystemExit(f"refused: {repo} is kept for independent evaluation")
+
+
+def refuse_mined(repo: str) -> None:
+    """For a corpus other than the default: raise SystemExit if `repo` (or a repository with
+    the same project name, a fork or mirror) is in testdata/corpus/repos.json."""
+    with open(_DEFAULT.repos_json, encoding="utf-8") as f:
+        mined = {r["repo"].lower() for r in json.load(f)["repos"]}
+    r = repo.strip().lower().replace("+", "/", 1)
+    if r.endswith(".git"):
+        r = r[:-4]
+    if r in mined or r.split("/")[-1] in {m.split("/")[1] for m in mined}:
+        raise SystemExit(f"refused: {repo} (or a repository of that name) is in testdata/corpus/repos.json")
+
+
+def default_patch_ids() -> set[str]:
+    """Patch ids of every case of testdata/corpus/manifest.jsonl."""
+    with open(_DEFAULT.manifest, encoding="utf-8") as f:
+        return {json.loads(l)["patch_id"] for l in f}
 
 
 GIT_ENV = {

@@ -6,12 +6,15 @@ Usage:
     python3 scripts/corpus/mine.py --check         # re-mine, compare with manifest.jsonl byte for byte
     python3 scripts/corpus/mine.py --rules-md      # print the labeling-rule tables (README section)
     python3 scripts/corpus/mine.py --only owner/name [--verbose]   # one repository, to stdout
+    python3 scripts/corpus/mine.py --corpus testdata/corpus-fresh [--check]   # another corpus directory
 
 Needs the bare snapshots of every repository in testdata/corpus/repos.json (fetch the
 `owner/name` lines of scripts/corpus/fetch-list.txt first; they land in /work/.mirror, or pass
 --mirrors DIR) and testdata/corpus/advisories.jsonl (advisories.py). Walks each repository from
 the HEAD recorded in repos.json, never from the snapshot's current HEAD, so a rebuild sees the
 same history. Refuses the repositories kept for independent evaluation (common.BLOCKLIST).
+For a corpus other than the default, every case whose patch id occurs in
+testdata/corpus/manifest.jsonl is dropped (forks and cherry-picks do not leak).
 
 Per repository: the newest WALK_LIMIT non-merge commits reachable from the recorded HEAD are
 read; each is classified by rules.py; candidates are ordered by sha256(repo, commit) (not by
@@ -31,8 +34,8 @@ from concurrent.futures import ProcessPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rules  # noqa: E402
 from common import (  # noqa: E402
-    ADVISORIES, CI_PATH, DEFAULT_MIRRORS, LANG_BY_EXT, MANIFEST, MANIFEST_FILES, REPOS_JSON,
-    VENDOR_PATH, diff_args, ext_of, git, is_code, is_comment_line, is_doc, is_lock, is_test,
+    CI_PATH, DEFAULT_MIRRORS, LANG_BY_EXT, MANIFEST_FILES, VENDOR_PATH, add_corpus_arg,
+    corpus_paths, default_patch_ids, diff_args, ext_of, git, is_code, is_comment_line, is_doc, is_lock, is_test,
     mirror_dir, refuse_blocked, stable_hash,
 )
 
@@ -423,13 +426,13 @@ def load_repos(path: str):
     return doc
 
 
-def run(mirrors: str, only: str | None, jobs: int, verbose: bool):
-    doc = load_repos(REPOS_JSON)
+def run(mirrors: str, only: str | None, jobs: int, verbose: bool, cp=corpus_paths()):
+    doc = load_repos(cp.repos_json)
     specs = [r for r in doc["repos"] if not only or r["repo"].lower() == only.lower()]
     if only and not specs:
         refuse_blocked(only)
         raise SystemExit(f"{only} is not in repos.json")
-    work = [(s, mirrors, ADVISORIES) for s in specs]
+    work = [(s, mirrors, cp.advisories) for s in specs]
     results = []
     if jobs > 1 and len(work) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as ex:
@@ -446,7 +449,8 @@ def run(mirrors: str, only: str | None, jobs: int, verbose: bool):
     # cross-repository dedup by patch id: keep the most trusted, then the smallest id
     allc = [c for _, cs, _ in results for c in cs]
     allc.sort(key=lambda c: (TRUST_RANK[c["label_source"].split(":")[0]] if c["kind"] == "risky" else 3, c["id"]))
-    seen = set()
+    # another corpus never repeats a change of the default one (forks, cherry-picks)
+    seen = set() if cp.is_default else default_patch_ids()
     kept = []
     for c in allc:
         if c["patch_id"] in seen:
@@ -467,11 +471,13 @@ def main() -> int:
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--rules-md", action="store_true")
     ap.add_argument("--stats", help="write per-repository mining statistics (JSON) here")
+    add_corpus_arg(ap)
     args = ap.parse_args()
+    cp = corpus_paths(args.corpus)
     if args.rules_md:
         sys.stdout.write(rules.rules_markdown())
         return 0
-    data, results = run(args.mirrors, args.only, args.jobs, args.verbose)
+    data, results = run(args.mirrors, args.only, args.jobs, args.verbose, cp)
     if args.stats:
         with open(args.stats, "w", encoding="utf-8") as f:
             json.dump({r: s for r, _, s in results}, f, indent=1, sort_keys=True)
@@ -479,16 +485,16 @@ def main() -> int:
         sys.stdout.buffer.write(data)
         return 0
     if args.check:
-        with open(MANIFEST, "rb") as f:
+        with open(cp.manifest, "rb") as f:
             old = f.read()
         if old != data:
             print("manifest.jsonl differs from a re-mine", file=sys.stderr)
             return 1
         print(f"manifest.jsonl reproduced ({data.count(10)} cases, {len(data)} bytes)")
         return 0
-    with open(MANIFEST, "wb") as f:
+    with open(cp.manifest, "wb") as f:
         f.write(data)
-    print(f"wrote {MANIFEST}: {data.count(10)} cases")
+    print(f"wrote {cp.manifest}: {data.count(10)} cases")
     return 0
 
 

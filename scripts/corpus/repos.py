@@ -4,12 +4,16 @@
 Usage:
     python3 scripts/corpus/repos.py            # (re)write repos.json and fetch-list.txt
                                                # from the snapshots named in fetch-list.txt
+    python3 scripts/corpus/repos.py --corpus testdata/corpus-fresh   # another corpus directory
+                                               # (its fetch-list.txt lives in that directory)
 
 Run once, after fetching: it records each snapshot's HEAD commit, so that mine.py and
 build.py later walk from that commit even if a newer snapshot is fetched. A repository
 already in repos.json keeps its recorded HEAD (delete its entry to move it). The language is
 the most common source language (by file count, tests and vendored files excluded) in the
-recorded tree. Refuses the repositories kept for independent evaluation.
+recorded tree. Refuses the repositories kept for independent evaluation; for a corpus other
+than the default, also every repository of testdata/corpus/repos.json and any repository with
+the same project name (forks, mirrors).
 """
 from __future__ import annotations
 
@@ -21,12 +25,10 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (  # noqa: E402
-    ADVISORIES, DEFAULT_MIRRORS, HERE, LANG_BY_EXT, REPOS_JSON, VENDOR_PATH, ext_of, git, is_test,
-    mirror_dir, refuse_blocked,
+    DEFAULT_MIRRORS, LANG_BY_EXT, VENDOR_PATH, add_corpus_arg, corpus_paths, ext_of, git, is_test,
+    mirror_dir, refuse_blocked, refuse_mined,
 )
 from advisories import ADVISORY_DBS  # noqa: E402
-
-FETCH_LIST = os.path.join(HERE, "fetch-list.txt")
 
 
 def repo_lang(gd: str, head: str) -> str:
@@ -52,19 +54,21 @@ def repo_lang(gd: str, head: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirrors", default=DEFAULT_MIRRORS)
+    add_corpus_arg(ap)
     args = ap.parse_args()
-    with open(FETCH_LIST, encoding="utf-8") as f:
+    cp = corpus_paths(args.corpus)
+    with open(cp.fetch_list, encoding="utf-8") as f:
         names = [l.split("#")[0].strip() for l in f]
     names = [n for n in names if n]
     old = {}
-    if os.path.exists(REPOS_JSON):
-        with open(REPOS_JSON, encoding="utf-8") as f:
+    if os.path.exists(cp.repos_json):
+        with open(cp.repos_json, encoding="utf-8") as f:
             d = json.load(f)
         old = {r["repo"]: r for r in d.get("repos", []) + d.get("advisory_dbs", [])}
     adv_count: Counter = Counter()
     adv_dbs: dict[str, set] = {}
-    if os.path.exists(ADVISORIES):
-        with open(ADVISORIES, encoding="utf-8") as f:
+    if os.path.exists(cp.advisories):
+        with open(cp.advisories, encoding="utf-8") as f:
             for line in f:
                 r = json.loads(line)
                 adv_count[r["repo"]] += 1
@@ -72,6 +76,8 @@ def main() -> int:
     repos, dbs = [], []
     for n in names:
         refuse_blocked(n)
+        if not cp.is_default and n not in ADVISORY_DBS:
+            refuse_mined(n)
         gd = mirror_dir(args.mirrors, n)
         head = old.get(n, {}).get("head") or git(gd, "rev-parse", "HEAD").decode().strip()
         if n in ADVISORY_DBS:
@@ -90,10 +96,10 @@ def main() -> int:
     repos.sort(key=lambda r: r["repo"].lower())
     dbs.sort(key=lambda r: r["repo"].lower())
     doc = {"advisory_dbs": dbs, "repos": repos}
-    with open(REPOS_JSON, "w", encoding="utf-8") as f:
+    with open(cp.repos_json, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    print(f"wrote {REPOS_JSON}: {len(repos)} repositories, {len(dbs)} advisory databases")
+    print(f"wrote {cp.repos_json}: {len(repos)} repositories, {len(dbs)} advisory databases")
     return 0
 
 

@@ -5,8 +5,9 @@ Usage:
     python3 scripts/corpus/stats.py             # counts from manifest.jsonl (+ cases.jsonl.gz size)
     python3 scripts/corpus/stats.py --audit     # label error rates from audit.jsonl
     python3 scripts/corpus/stats.py --write-readme   # refresh the generated sections of README.md
+    python3 scripts/corpus/stats.py --corpus testdata/corpus-fresh   # another corpus directory
 
-Reads only files under testdata/corpus; needs no snapshot.
+Reads only files under the corpus directory (default testdata/corpus); needs no snapshot.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import CASES, CORPUS, MANIFEST, REPOS_JSON  # noqa: E402
+from common import ROOT, add_corpus_arg, corpus_paths  # noqa: E402
 from rules import AXES  # noqa: E402
 
 
@@ -30,10 +31,10 @@ def table(title: str, counter: Counter, head=("value", "cases"), limit=None) -> 
     return "\n".join(out) + "\n"
 
 
-def counts() -> str:
-    with open(MANIFEST, encoding="utf-8") as f:
+def counts(cp) -> str:
+    with open(cp.manifest, encoding="utf-8") as f:
         cases = [json.loads(l) for l in f]
-    with open(REPOS_JSON, encoding="utf-8") as f:
+    with open(cp.repos_json, encoding="utf-8") as f:
         repos = json.load(f)["repos"]
     risky = [c for c in cases if c["kind"] == "risky"]
     benign = [c for c in cases if c["kind"] == "benign"]
@@ -51,10 +52,10 @@ def counts() -> str:
                f"({100 * touched / max(1, len(risky)):.1f}%)")
     bt = sum(1 for c in benign if c["tests_touched"])
     out.append(f"- benign cases touching a test file: {bt} of {len(benign)} ({100 * bt / max(1, len(benign)):.1f}%)")
-    if os.path.exists(CASES):
-        out.append(f"- size on disk: cases.jsonl.gz {os.path.getsize(CASES):,} bytes; manifest.jsonl "
-                   f"{os.path.getsize(MANIFEST):,} bytes; total of testdata/corpus "
-                   f"{sum(os.path.getsize(os.path.join(CORPUS, n)) for n in os.listdir(CORPUS)):,} bytes")
+    if os.path.exists(cp.cases):
+        out.append(f"- size on disk: cases.jsonl.gz {os.path.getsize(cp.cases):,} bytes; manifest.jsonl "
+                   f"{os.path.getsize(cp.manifest):,} bytes; total of {os.path.relpath(cp.dir, ROOT)} "
+                   f"{sum(os.path.getsize(os.path.join(cp.dir, n)) for n in os.listdir(cp.dir)):,} bytes")
     out.append("")
     prim = Counter(c["primary"] for c in risky)
     out.append(table("Risky cases per primary axis", Counter({a: prim.get(a, 0) for a in AXES}), ("primary axis", "cases")))
@@ -77,8 +78,8 @@ def counts() -> str:
     return "\n".join(out)
 
 
-def audit() -> str:
-    path = os.path.join(CORPUS, "audit.jsonl")
+def audit(cp) -> str:
+    path = os.path.join(cp.dir, "audit.jsonl")
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(l) for l in f]
     out = []
@@ -122,15 +123,15 @@ def audit() -> str:
     return "\n".join(out) + "\n"
 
 
-def write_readme() -> None:
+def write_readme(cp) -> None:
     import re
     from rules import rules_markdown
-    path = os.path.join(CORPUS, "README.md")
+    path = os.path.join(cp.dir, "README.md")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    parts = {"rules": rules_markdown(), "counts": counts()}
-    if os.path.exists(os.path.join(CORPUS, "audit.jsonl")):
-        parts["audit"] = audit()
+    parts = {"rules": rules_markdown(), "counts": counts(cp)}
+    if os.path.exists(os.path.join(cp.dir, "audit.jsonl")):
+        parts["audit"] = audit(cp)
     for name, body in parts.items():
         text = re.sub(
             rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)",
@@ -146,11 +147,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--audit", action="store_true")
     ap.add_argument("--write-readme", action="store_true")
+    add_corpus_arg(ap)
     args = ap.parse_args()
+    cp = corpus_paths(args.corpus)
     if args.write_readme:
-        write_readme()
+        write_readme(cp)
         return 0
-    sys.stdout.write(audit() if args.audit else counts())
+    sys.stdout.write(audit(cp) if args.audit else counts(cp))
     return 0
 
 
