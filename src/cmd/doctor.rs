@@ -239,33 +239,7 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
     }
 
     // host CLIs
-    for (name, program, label) in [
-        ("claude", "claude", "Claude Code"),
-        ("codex", "codex", "Codex CLI"),
-    ] {
-        checks.push(match host_version(program) {
-            Some(v) => check(
-                if name == "claude" {
-                    "Claude Code"
-                } else {
-                    "Codex CLI"
-                },
-                Level::Ok,
-                v,
-            ),
-            None => check(
-                if name == "claude" {
-                    "Claude Code"
-                } else {
-                    "Codex CLI"
-                },
-                Level::Note,
-                format!(
-                    "`{program}` not found on PATH (fine if you use another host than {label})"
-                ),
-            ),
-        });
-    }
+    checks.extend(host_checks());
 
     // data dir
     match env.data_dir() {
@@ -291,6 +265,24 @@ fn config_failure(name: &'static str, e: &ConfigError, path: &Path) -> Check {
         ConfigError::File(_) => format!("make `{}` a readable regular file", path.display()),
     };
     check(name, Level::Fail, e.to_string()).fix(fix)
+}
+
+/// One line per agent host: its command line's version, or that it is not on PATH (fine for
+/// every host but the ones in use). Hosts without a command line of their own are named with
+/// the client that loads them.
+fn host_checks() -> Vec<Check> {
+    crate::host::ALL
+        .iter()
+        .filter_map(|host| Some((host.name(), host.program()?)))
+        .map(|(name, program)| match host_version(program) {
+            Some(v) => check(name, Level::Ok, v),
+            None => check(
+                name,
+                Level::Note,
+                format!("`{program}` not found on PATH (fine if you do not use {name})"),
+            ),
+        })
+        .collect()
 }
 
 /// `<program> --version` with a short deadline; `None` when it is not there or fails.
