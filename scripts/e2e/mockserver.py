@@ -1,0 +1,91 @@
+"""The loopback server every mock in this folder runs on: a request log (JSON lines), JSON and
+server-sent-event answers, the TypeSafe Jev endpoint, and `serve()`, which binds 127.0.0.1 on a
+free port and writes the port to `--port-file`. Standard library only."""
+
+import argparse
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mock_anthropic import jev_answer  # noqa: E402
+
+LOCK = threading.Lock()
+COUNTER = [0]
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Subclasses answer `route(path, headers, body)` with (classification, status, reply):
+    a dict is sent as JSON, a list of dicts as server-sent events, a string as-is."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def record(self, entry):
+        with LOCK:
+            COUNTER[0] += 1
+            entry["seq"] = COUNTER[0]
+            with open(self.server.log_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry) + "\n")
+
+    def send_bytes(self, status, content_type, data):
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("cache-control", "no-cache")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self.record({"path": self.path, "method": "GET", "classification": "get"})
+        self.send_bytes(200, "application/json", json.dumps({"object": "list", "data": []}).encode())
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_unparsed": raw[:4000].decode("utf-8", "replace")}
+        path = self.path.split("?")[0]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if path.endswith("/v1/systemone"):
+            self.record({"path": path, "headers": headers, "body": body, "classification": "jev"})
+            self.send_bytes(200, "application/json", json.dumps(jev_answer(body)).encode())
+            return
+        try:
+            classification, status, reply = self.route(path, headers, body)
+        except Exception as err:  # a broken script must show up in the log, not hang the client
+            classification, status, reply = "error:" + repr(err), 500, {"error": {"message": "mock error"}}
+        self.record({"path": path, "headers": {"authorization": headers.get("authorization")},
+                     "body": body, "classification": classification})
+        if isinstance(reply, list):
+            data = "".join("data: %s\n\n" % json.dumps(e) for e in reply) + "data: [DONE]\n\n"
+            self.send_bytes(status, "text/event-stream", data.encode())
+        else:
+            self.send_bytes(status, "application/json", json.dumps(reply).encode())
+
+    def route(self, path, headers, body):
+        return "unknown", 404, {"error": {"message": "mock", "type": "not_found"}}
+
+
+def serve(handler):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.log_path = args.log
+    server.daemon_threads = True
+    with open(args.port_file + ".tmp", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(args.port_file + ".tmp", args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
