@@ -339,7 +339,10 @@ impl Host {
             (self, event),
             (_, EventName::SessionEnd)
                 | (Host::Codex, EventName::UserPromptSubmit)
-                | (Host::Copilot | Host::Cursor | Host::OpenCode | Host::Kilo, _)
+                | (
+                    Host::Copilot | Host::Cursor | Host::OpenCode | Host::Kilo,
+                    _
+                )
         )
     }
 

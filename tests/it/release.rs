@@ -248,9 +248,7 @@ fn entries_are_sorted_with_fixed_metadata_and_verified_binaries() {
     }
     // The marketplace pins the archive, so the archive cannot contain it.
     assert!(!names.contains(&".claude-plugin/marketplace.json"));
-    let executable = |name: &str| {
-        name.ends_with('/') || name.contains("/jev-preflight")
-    };
+    let executable = |name: &str| name.ends_with('/') || name.contains("/jev-preflight");
     for e in zip {
         let name = e["name"].as_str().unwrap();
         let kind = if name.ends_with('/') {
@@ -294,7 +292,10 @@ fn entries_are_sorted_with_fixed_metadata_and_verified_binaries() {
     assert_eq!(sums.lines().count(), 7, "{sums}");
     let exe = fs::read(tree.bins.join("windows-x86_64/jev-preflight.exe")).unwrap();
     for name in ["windows-x86_64/jev-preflight.exe", "jev-preflight.exe"] {
-        assert!(sums.contains(&format!("{}  {name}\n", sha256_hex(&exe))), "{name}: {sums}");
+        assert!(
+            sums.contains(&format!("{}  {name}\n", sha256_hex(&exe))),
+            "{name}: {sums}"
+        );
     }
 }
 
