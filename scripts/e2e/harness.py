@@ -1,5 +1,5 @@
-"""Shared parts of the real-client end-to-end scripts (scripts/e2e-codex, scripts/e2e-gemini):
-check bookkeeping, the pinned client installed from npm into a cache, the binary under test,
+"""Shared parts of the real-client end-to-end scripts (scripts/e2e-*): check bookkeeping, the
+pinned client (and any library it needs) installed from npm into a cache, the binary under test,
 throwaway repositories with a byte-level inventory of `.git`, and loopback helper servers.
 Standard library only.
 """
@@ -71,6 +71,29 @@ def npm_client(package, version, bin_name, prefix_name):
         if not probe():
             sys.exit("e2e: the installed %s does not report %s" % (bin_name, version))
     return launcher
+
+
+def npm_package(package, version, prefix_name):
+    """The pinned library `package@version` installed with npm into the cache (reused when its
+    manifest names that version). Returns the install prefix, which holds `package.json`,
+    `package-lock.json` and `node_modules` as npm wrote them."""
+    prefix = cache_dir() / prefix_name
+    manifest = prefix / "node_modules" / package / "package.json"
+
+    def present():
+        try:
+            return json.loads(manifest.read_text()).get("version") == version
+        except (OSError, ValueError):
+            return False
+
+    if not present():
+        log("installing %s@%s into %s" % (package, version, prefix))
+        prefix.mkdir(parents=True, exist_ok=True)
+        npm = run(["npm", "install", "--no-audit", "--no-fund", "--save-exact", "--prefix", str(prefix),
+                   "%s@%s" % (package, version)])
+        if npm.returncode != 0 or not present():
+            sys.exit("e2e: npm install %s@%s failed:\n%s" % (package, version, npm.stderr[-4000:]))
+    return prefix
 
 
 def host_exe_suffix():

@@ -13,8 +13,8 @@ Each request is answered from `messages` so far, so no state is kept here:
   - otherwise                        -> "final": the final text
 A step's `args` may name the tool's parameters by role: `{"path": …, "content": …}` is mapped
 onto whichever of `file_path`, `absolute_path`, `filePath`, `path` the offered tool declares.
-Requests without the script marker (titles, summaries, next-speaker checks) get a short text
-("side"). Streamed (`"stream": true`) or not, as asked.
+Requests without the script marker or without tools (titles, summaries, next-speaker checks)
+get a short text ("side"). Streamed (`"stream": true`) or not, as asked.
 
 Usage: mock_chat.py --log <file> --port-file <file>   (binds 127.0.0.1 on a free port)
 """
@@ -67,7 +67,8 @@ def plan(body):
             if match:
                 script_path = match.group(1)
                 break
-    if script_path is None:
+    # Title and summary requests repeat the user's text but offer no tools.
+    if script_path is None or not body.get("tools"):
         return "side", {"role": "assistant", "content": "ok"}
     with open(script_path, encoding="utf-8") as f:
         script = json.load(f)

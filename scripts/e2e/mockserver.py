@@ -40,11 +40,25 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def do_CONNECT(self):
+        """A client that was given this server as its HTTPS proxy tried to leave the machine:
+        logged as "outbound" with the host it wanted, and refused."""
+        self.record({"path": self.path, "method": self.command, "classification": "outbound"})
+        self.close_connection = True
+        self.send_response(403)
+        self.send_header("connection", "close")
+        self.send_header("content-length", "0")
+        self.end_headers()
+
     def do_GET(self):
+        if self.path.startswith("http"):
+            return self.do_CONNECT()
         self.record({"path": self.path, "method": "GET", "classification": "get"})
         self.send_bytes(200, "application/json", json.dumps({"object": "list", "data": []}).encode())
 
     def do_POST(self):
+        if self.path.startswith("http"):
+            return self.do_CONNECT()
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         try:
