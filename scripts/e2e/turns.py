@@ -52,27 +52,32 @@ def repo_files(spec):
     return files
 
 
-def model_script(spec, repo, read_tool, write_tool):
-    """The scripted model for `spec`, calling the client's own read and write tools.
+def whole_file(tool):
+    """A client's write tool that takes the whole new content."""
+    return lambda path, old, new: {"name": tool, "args": {"path": path, "content": new}}
+
+
+def model_script(spec, repo, read_tool, write):
+    """The scripted model for `spec`, calling the client's own read tool and, through
+    `write(path, old, new)` (`old` is None for a new file), the tool call that changes a file.
 
     A risky turn removes one admin check. With `edits_again` the model answers the feedback by
     calling a tool that removes the other check too: that second risky change must not earn a
     second continuation, whatever the client's loop signal says."""
     if not spec["risky"]:
-        return {"steps": [{"name": write_tool, "args": {"path": str(repo / "src" / "greeting.py"),
-                                                        "content": GREETING}}],
+        return {"steps": [write(str(repo / "src" / "greeting.py"), None, GREETING)],
                 "final": "I added a greeting helper."}
     path = str(repo / "src" / "api.py")
     script = {
         "steps": [
             {"name": read_tool, "args": {"path": path}},
-            {"name": write_tool, "args": {"path": path, "content": api(False, True)}},
+            write(path, api(True, True), api(False, True)),
         ],
         "final": "I simplified delete_user.",
         "continuation": "I looked again: both checks were removed on purpose in this exercise.",
     }
     if spec.get("edits_again"):
-        script["continuation_steps"] = [{"name": write_tool, "args": {"path": path, "content": api(False, False)}}]
+        script["continuation_steps"] = [write(path, api(False, True), api(False, False))]
     return script
 
 
