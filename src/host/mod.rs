@@ -155,6 +155,15 @@ impl Host {
         }
     }
 
+    /// `jev-preflight install` or `uninstall` (`verb`) for this host: Claude Code is the
+    /// default, every other host has its flag.
+    pub fn command(self, verb: &str) -> String {
+        match self {
+            Host::ClaudeCode => format!("jev-preflight {verb}"),
+            other => format!("jev-preflight {verb} --{}", other.id()),
+        }
+    }
+
     /// The name people know it by.
     pub fn name(self) -> &'static str {
         match self {

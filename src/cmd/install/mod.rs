@@ -229,6 +229,25 @@ pub fn uninstall(
     Ok(outcome(Action::Removed, settings, Some(backup)))
 }
 
+/// Whether a handler of ours (or, for the plugin hosts, our plugin file) is registered in
+/// `settings`, a file of the shape `file`; any binary path counts. A missing file holds none.
+pub fn installed(file: HookFile, settings: &Path) -> Result<bool, InstallError> {
+    let Some(bytes) = read_optional(&resolve_symlink(settings))? else {
+        return Ok(false);
+    };
+    if file.command == Command::Plugin {
+        return Ok(bytes.starts_with(plugin::MARKER.as_bytes()));
+    }
+    let found = std::str::from_utf8(&bytes)
+        .map_err(|_| EditError::NotUtf8)
+        .and_then(parse_root)
+        .and_then(|root| match root {
+            Some(root) => Ok(!our_handlers(&root, file)?.is_empty()),
+            None => Ok(false),
+        });
+    found.map_err(|source| settings_error(settings, source))
+}
+
 fn outcome(action: Action, path: &Path, backup: Option<PathBuf>) -> Outcome {
     Outcome {
         action,
