@@ -1,26 +1,55 @@
-"""The loopback server every mock in this folder runs on: a request log (JSON lines), JSON and
-server-sent-event answers, the TypeSafe Jev endpoint, and `serve()`, which binds 127.0.0.1 on a
-free port and writes the port to `--port-file`. Standard library only."""
+"""The loopback server every model mock in this folder runs on: a request log (JSON lines), JSON,
+server-sent-event and raw answers, the TypeSafe Jev endpoint, a refusing proxy, and `serve()`,
+which binds 127.0.0.1 on a free port and writes the port to `--port-file`. Standard library
+only.
+
+Jev (`POST …/v1/systemone`): scores 8 axes; `auth_boundary` is high when the diff removes a line
+that mentions an authorization check, everything else is low.
+"""
 
 import argparse
 import json
 import os
-import sys
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mock_anthropic import jev_answer  # noqa: E402
+AXES = [
+    "behavior_regression", "auth_boundary", "input_validation", "data_integrity",
+    "error_handling", "compatibility", "lifecycle", "regression_tests",
+]
+AUTH_REMOVED_RE = re.compile(r"^-.*(is_admin|authoriz|permission|require_auth)", re.I | re.M)
 
 LOCK = threading.Lock()
 COUNTER = [0]
 
 
+def jev_answer(body):
+    diff = ((body.get("state") or {}).get("diff")) or ""
+    scores = {axis: 0.05 for axis in AXES}
+    if AUTH_REMOVED_RE.search(diff):
+        scores["auth_boundary"] = 0.97
+        scores["regression_tests"] = 0.6
+    return {"answers": {a: {"noul": s} for a, s in scores.items()}, "model": "jev-mock-1", "usage": {"units": 1}}
+
+
+class Raw:
+    """An answer sent as these bytes, with this content type (an API's own event stream)."""
+
+    def __init__(self, content_type, data):
+        self.content_type = content_type
+        self.data = data.encode() if isinstance(data, str) else data
+
+
 class Handler(BaseHTTPRequestHandler):
     """Subclasses answer `route(path, headers, body)` with (classification, status, reply):
-    a dict is sent as JSON, a list of dicts as server-sent events, a string as-is."""
+    a dict is sent as JSON, a list of dicts as `data:` server-sent events ending in `[DONE]`, a
+    `Raw` as its bytes. `get_reply` is the (status, JSON) every GET gets; `logged_headers` the
+    request headers a model request's log entry keeps."""
 
     protocol_version = "HTTP/1.1"
+    get_reply = (200, {"object": "list", "data": []})
+    logged_headers = ("authorization",)
 
     def log_message(self, *args):
         pass
@@ -50,11 +79,17 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", "0")
         self.end_headers()
 
+    def do_HEAD(self):
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
     def do_GET(self):
         if self.path.startswith("http"):
             return self.do_CONNECT()
         self.record({"path": self.path, "method": "GET", "classification": "get"})
-        self.send_bytes(200, "application/json", json.dumps({"object": "list", "data": []}).encode())
+        status, reply = self.get_reply
+        self.send_bytes(status, "application/json", json.dumps(reply).encode())
 
     def do_POST(self):
         if self.path.startswith("http"):
@@ -75,9 +110,11 @@ class Handler(BaseHTTPRequestHandler):
             classification, status, reply = self.route(path, headers, body)
         except Exception as err:  # a broken script must show up in the log, not hang the client
             classification, status, reply = "error:" + repr(err), 500, {"error": {"message": "mock error"}}
-        self.record({"path": path, "headers": {"authorization": headers.get("authorization")},
+        self.record({"path": path, "headers": {k: headers.get(k) for k in self.logged_headers},
                      "body": body, "classification": classification})
-        if isinstance(reply, list):
+        if isinstance(reply, Raw):
+            self.send_bytes(status, reply.content_type, reply.data)
+        elif isinstance(reply, list):
             data = "".join("data: %s\n\n" % json.dumps(e) for e in reply) + "data: [DONE]\n\n"
             self.send_bytes(status, "text/event-stream", data.encode())
         else:
