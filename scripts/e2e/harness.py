@@ -4,10 +4,12 @@ throwaway repositories with a byte-level inventory of `.git`, and loopback helpe
 Standard library only.
 """
 
+import argparse
 import hashlib
 import json
 import os
 import platform
+import shutil
 import stat
 import subprocess
 import sys
@@ -225,3 +227,32 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def suite_main(doc, name, scenarios, client, play):
+    """The command line every client suite shares (`--binary`, `--only`, `--keep`): `client()`
+    installs the pinned client and returns what `play` needs of it; each chosen scenario runs as
+    `play(letter, spec, client, jev, root_tmp, results, keep)` in a temp dir of its own. Prints
+    `N passed, N failed`; returns the exit code."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", help="use this jev-preflight binary instead of a release build")
+    parser.add_argument("--only", help="comma-separated scenario letters (%s)" % ",".join(scenarios))
+    parser.add_argument("--keep", action="store_true", help="keep the temp dirs for inspection")
+    args = parser.parse_args()
+    started = time.time()
+    installed = client()
+    log("%s ready (%.1fs)" % (name, time.time() - started))
+    jev = binary(args.binary)
+    root_tmp = Path(tempfile.mkdtemp(prefix="jev-e2e-%s-" % name)).resolve()
+    results = Results()
+    try:
+        letters = args.only.split(",") if args.only else list(scenarios)
+        for letter in letters:
+            play(letter, scenarios[letter], installed, jev, root_tmp, results, args.keep)
+    finally:
+        if args.keep:
+            log("kept %s" % root_tmp)
+        else:
+            shutil.rmtree(root_tmp, ignore_errors=True)
+    print("%d passed, %d failed (%.0fs)" % (results.passed, results.failed, time.time() - started))
+    return 1 if results.failed else 0
