@@ -188,7 +188,7 @@ impl Host {
     /// The host's names for our three events: prompt, end of turn, end of session.
     ///
     /// Copilot CLI 1.0.x: `userPromptSubmitted`, `agentStop`, `sessionEnd` (its hooks
-    /// reference and release notes for 1.0.72). Cursor: `beforeSubmitPrompt`, `stop` (its
+    /// reference and release notes for 1.0.72; seen in 1.0.102 by `scripts/e2e-copilot`). Cursor: `beforeSubmitPrompt`, `stop` (its
     /// hooks reference; no session end is registered). Gemini CLI 0.61.0: `BeforeAgent`,
     /// `AfterAgent`. The rest use Claude Code's names; the OpenCode plugin sends them too.
     pub fn event_names(self) -> [&'static str; 3] {

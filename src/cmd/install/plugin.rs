@@ -5,7 +5,8 @@
 //! (`session.promptAsync`); `session.deleted` ends the session. The events it writes on the
 //! hook's stdin have Claude Code's shape, with `stop_hook_active` set for the idle that follows
 //! its own prompt. API names checked against `@opencode-ai/plugin` and `@opencode-ai/sdk`
-//! 1.18.33 (`Hooks["chat.message"]`, `EventSessionIdle`, `SessionPromptAsyncData`).
+//! 1.18.33 (`Hooks["chat.message"]`, `EventSessionIdle`, `SessionPromptAsyncData`), and run in
+//! the real OpenCode 1.18.33 by `scripts/e2e-opencode`.
 //!
 //! The file is ours alone: install writes it whole, uninstall deletes it, and a file of that
 //! name that we did not write is refused rather than overwritten.
