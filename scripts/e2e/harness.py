@@ -229,6 +229,29 @@ class Server:
             self.proc.wait()
 
 
+def check_jev(spec, fires, jev_calls, key, canary, problems):
+    """What the loopback Jev scorer must have received for `spec` (a scenario whose hook
+    `fires` or not): one request carrying `key` and the turn's diff of `src/api.py` when a key
+    is set and the turn is risky, none without a key or in mode off, never the prompt's
+    `canary`. Appends to `problems`."""
+    if spec["key"] and fires:
+        if len(jev_calls) != 1:
+            problems.append("%d requests reached the Jev mock, want 1" % len(jev_calls))
+        else:
+            state = (jev_calls[0]["body"] or {}).get("state") or {}
+            if jev_calls[0]["headers"].get("authorization") != "Bearer " + key:
+                problems.append("the Jev request does not carry the key as a bearer token")
+            if state.get("files") != ["src/api.py"] or "is_admin" not in (state.get("diff") or ""):
+                problems.append("the Jev request's state is not the turn's diff: %r" % json.dumps(state)[:600])
+    if (not spec["key"] or spec.get("off")) and jev_calls:
+        problems.append("%d requests left for the Jev mock, want none" % len(jev_calls))
+    if spec["key"] and not spec["risky"] and len(jev_calls) > 1:
+        problems.append("%d requests reached the Jev mock, want at most 1" % len(jev_calls))
+    for e in jev_calls:
+        if canary in json.dumps(e["body"]):
+            problems.append("the prompt text reached the scorer")
+
+
 def suite_main(doc, name, scenarios, client, play):
     """The command line every client suite shares (`--binary`, `--only`, `--keep`): `client()`
     installs the pinned client and returns what `play` needs of it; each chosen scenario runs as

@@ -5,9 +5,8 @@ client (what reached the model, what reached the Jev mock, where the key may not
 anything tried to leave the machine). Standard library only.
 """
 
-import json
 
-from harness import files_under
+from harness import check_jev, files_under
 from mock_chat import text_of
 
 TYPESAFE_KEY = "ts-e2e-KEY-91b4e0c7a2"
@@ -124,22 +123,7 @@ def check_turn(spec, script, repo, entries, problems):
             problems.append("model requests %s, want %s" % (kinds, steps))
         if feedback:
             problems.append("unexpected feedback: %r" % feedback[:1])
-    if spec["key"] and fires(spec):
-        if len(jev_calls) != 1:
-            problems.append("%d requests reached the Jev mock, want 1" % len(jev_calls))
-        else:
-            state = (jev_calls[0]["body"] or {}).get("state") or {}
-            if jev_calls[0]["headers"].get("authorization") != "Bearer " + TYPESAFE_KEY:
-                problems.append("the Jev request does not carry the key as a bearer token")
-            if state.get("files") != ["src/api.py"] or "is_admin" not in (state.get("diff") or ""):
-                problems.append("the Jev request's state is not the turn's diff: %r" % json.dumps(state)[:600])
-    if (not spec["key"] or spec.get("off")) and jev_calls:
-        problems.append("%d requests left for the Jev mock, want none" % len(jev_calls))
-    if spec["key"] and not spec["risky"] and len(jev_calls) > 1:
-        problems.append("%d requests reached the Jev mock, want at most 1" % len(jev_calls))
-    for e in jev_calls:
-        if PROMPT_CANARY in json.dumps(e["body"]):
-            problems.append("the prompt text reached the scorer")
+    check_jev(spec, fires(spec), jev_calls, TYPESAFE_KEY, PROMPT_CANARY, problems)
     return kinds
 
 
