@@ -20,6 +20,7 @@ pub mod digest;
 pub mod env;
 pub mod git;
 pub mod hook;
+pub mod host;
 pub mod pipeline;
 pub mod process;
 pub mod scorer;

@@ -20,8 +20,17 @@ const ROOT_FILES: [(&str, bool); 5] = [
     ("CHANGELOG.md", false),
     ("LICENSE", false),
     ("README.md", false),
-    ("scripts/run", true),
+    (LAUNCHER, true),
 ];
+
+/// The launcher the plugin's hooks name; on Windows the same name resolves to [`WINDOWS_EXE`].
+pub const LAUNCHER: &str = "bin/jev-preflight";
+/// The Windows binary beside the launcher: Node's process spawning (libuv) tries `.com` and
+/// `.exe` for a command without an extension, so on Windows `bin/jev-preflight` runs this file.
+/// It is the x86_64 build (Windows on ARM runs it emulated).
+pub const WINDOWS_EXE: &str = "bin/jev-preflight.exe";
+/// The target whose binary is copied to [`WINDOWS_EXE`].
+const WINDOWS_EXE_TARGET: &str = "windows-x86_64";
 
 /// Name and place of the release, read from `Cargo.toml` and `plugin.json` (which must agree).
 pub struct Meta {
@@ -86,7 +95,17 @@ pub fn collect(root: &Path, bins: &Path, partial: bool) -> Result<Inputs, String
     let mut sums = String::new();
     for (target, data) in binaries {
         let rel = format!("{target}/{}", binary_name(&target));
-        sums.push_str(&format!("{}  {rel}\n", crate::archive::sha256_hex(&data)));
+        let sha256 = crate::archive::sha256_hex(&data);
+        sums.push_str(&format!("{sha256}  {rel}\n"));
+        if target == WINDOWS_EXE_TARGET {
+            let exe = WINDOWS_EXE.trim_start_matches("bin/");
+            sums.push_str(&format!("{sha256}  {exe}\n"));
+            entries.push(Entry {
+                path: WINDOWS_EXE.to_string(),
+                data: data.clone(),
+                executable: true,
+            });
+        }
         entries.push(Entry {
             path: format!("bin/{rel}"),
             data,
@@ -202,9 +221,9 @@ pub fn read_meta(root: &Path) -> Result<Meta, String> {
             .flatten()
             .flat_map(|g| g["hooks"].as_array().into_iter().flatten())
         {
-            if handler["command"] != "${CLAUDE_PLUGIN_ROOT}/scripts/run" {
+            if handler["command"] != format!("${{CLAUDE_PLUGIN_ROOT}}/{LAUNCHER}") {
                 return Err(format!(
-                    "the {event} hook must run `${{CLAUDE_PLUGIN_ROOT}}/scripts/run`, the launcher this archive ships"
+                    "the {event} hook must run `${{CLAUDE_PLUGIN_ROOT}}/{LAUNCHER}`, the launcher this archive ships (and, on Windows, `{WINDOWS_EXE}`)"
                 ));
             }
         }

@@ -1,13 +1,15 @@
-"""Shared parts of the real-client end-to-end scripts (scripts/e2e-codex, scripts/e2e-gemini):
-check bookkeeping, the pinned client installed from npm into a cache, the binary under test,
+"""Shared parts of the real-client end-to-end scripts (scripts/e2e-*): check bookkeeping, the
+pinned client (and any library it needs) installed from npm into a cache, the binary under test,
 throwaway repositories with a byte-level inventory of `.git`, and loopback helper servers.
 Standard library only.
 """
 
+import argparse
 import hashlib
 import json
 import os
 import platform
+import shutil
 import stat
 import subprocess
 import sys
@@ -71,6 +73,29 @@ def npm_client(package, version, bin_name, prefix_name):
         if not probe():
             sys.exit("e2e: the installed %s does not report %s" % (bin_name, version))
     return launcher
+
+
+def npm_package(package, version, prefix_name):
+    """The pinned library `package@version` installed with npm into the cache (reused when its
+    manifest names that version). Returns the install prefix, which holds `package.json`,
+    `package-lock.json` and `node_modules` as npm wrote them."""
+    prefix = cache_dir() / prefix_name
+    manifest = prefix / "node_modules" / package / "package.json"
+
+    def present():
+        try:
+            return json.loads(manifest.read_text()).get("version") == version
+        except (OSError, ValueError):
+            return False
+
+    if not present():
+        log("installing %s@%s into %s" % (package, version, prefix))
+        prefix.mkdir(parents=True, exist_ok=True)
+        npm = run(["npm", "install", "--no-audit", "--no-fund", "--save-exact", "--prefix", str(prefix),
+                   "%s@%s" % (package, version)])
+        if npm.returncode != 0 or not present():
+            sys.exit("e2e: npm install %s@%s failed:\n%s" % (package, version, npm.stderr[-4000:]))
+    return prefix
 
 
 def host_exe_suffix():
@@ -202,3 +227,55 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def check_jev(spec, fires, jev_calls, key, canary, problems):
+    """What the loopback Jev scorer must have received for `spec` (a scenario whose hook
+    `fires` or not): one request carrying `key` and the turn's diff of `src/api.py` when a key
+    is set and the turn is risky, none without a key or in mode off, never the prompt's
+    `canary`. Appends to `problems`."""
+    if spec["key"] and fires:
+        if len(jev_calls) != 1:
+            problems.append("%d requests reached the Jev mock, want 1" % len(jev_calls))
+        else:
+            state = (jev_calls[0]["body"] or {}).get("state") or {}
+            if jev_calls[0]["headers"].get("authorization") != "Bearer " + key:
+                problems.append("the Jev request does not carry the key as a bearer token")
+            if state.get("files") != ["src/api.py"] or "is_admin" not in (state.get("diff") or ""):
+                problems.append("the Jev request's state is not the turn's diff: %r" % json.dumps(state)[:600])
+    if (not spec["key"] or spec.get("off")) and jev_calls:
+        problems.append("%d requests left for the Jev mock, want none" % len(jev_calls))
+    if spec["key"] and not spec["risky"] and len(jev_calls) > 1:
+        problems.append("%d requests reached the Jev mock, want at most 1" % len(jev_calls))
+    for e in jev_calls:
+        if canary in json.dumps(e["body"]):
+            problems.append("the prompt text reached the scorer")
+
+
+def suite_main(doc, name, scenarios, client, play):
+    """The command line every client suite shares (`--binary`, `--only`, `--keep`): `client()`
+    installs the pinned client and returns what `play` needs of it; each chosen scenario runs as
+    `play(letter, spec, client, jev, root_tmp, results, keep)` in a temp dir of its own. Prints
+    `N passed, N failed`; returns the exit code."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", help="use this jev-preflight binary instead of a release build")
+    parser.add_argument("--only", help="comma-separated scenario letters (%s)" % ",".join(scenarios))
+    parser.add_argument("--keep", action="store_true", help="keep the temp dirs for inspection")
+    args = parser.parse_args()
+    started = time.time()
+    installed = client()
+    log("%s ready (%.1fs)" % (name, time.time() - started))
+    jev = binary(args.binary)
+    root_tmp = Path(tempfile.mkdtemp(prefix="jev-e2e-%s-" % name)).resolve()
+    results = Results()
+    try:
+        letters = args.only.split(",") if args.only else list(scenarios)
+        for letter in letters:
+            play(letter, scenarios[letter], installed, jev, root_tmp, results, args.keep)
+    finally:
+        if args.keep:
+            log("kept %s" % root_tmp)
+        else:
+            shutil.rmtree(root_tmp, ignore_errors=True)
+    print("%d passed, %d failed (%.0fs)" % (results.passed, results.failed, time.time() - started))
+    return 1 if results.failed else 0

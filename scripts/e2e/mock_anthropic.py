@@ -10,30 +10,25 @@ Messages API (`POST /v1/messages`, streaming SSE or plain JSON):
     - fewer tool calls made than steps                   -> "tool": the next tool_use
     - otherwise                                          -> "final": the final text, end_turn
   Requests without a script marker (side requests) get a short text answer ("side").
-Jev (`POST /v1/systemone`): scores 8 axes; `auth_boundary` is high when the diff removes a
-line that mentions an authorization check, everything else is low.
+Jev (`POST /v1/systemone`): see mockserver.py.
 
 Every request is appended to the log (JSON lines: path, headers, body, classification).
 Usage: mock_anthropic.py --log <file> --port-file <file>   (binds 127.0.0.1 on a free port)
 """
 
-import argparse
+import itertools
 import json
+import os
 import re
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-AXES = [
-    "behavior_regression", "auth_boundary", "input_validation", "data_integrity",
-    "error_handling", "compatibility", "lifecycle", "regression_tests",
-]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mockserver import Handler, Raw, serve  # noqa: E402
+
 SCRIPT_RE = re.compile(r"\[mock-script:([^\]\s]+)\]")
-AUTH_REMOVED_RE = re.compile(r"^-.*(is_admin|authoriz|permission|require_auth)", re.I | re.M)
 FEEDBACK_MARKERS = ("Stop hook feedback", "Stop hook additional context", "Stop hook blocking error")
-
-LOCK = threading.Lock()
-COUNTER = [0]
+IDS = itertools.count(1)
+NOT_FOUND = {"type": "error", "error": {"type": "not_found_error", "message": "mock"}}
 
 
 def texts(message):
@@ -98,130 +93,54 @@ def plan(body):
     return "final", [{"type": "text", "text": script.get("final", "Done.")}], "end_turn"
 
 
-def jev_answer(body):
-    diff = ((body.get("state") or {}).get("diff")) or ""
-    scores = {axis: 0.05 for axis in AXES}
-    if AUTH_REMOVED_RE.search(diff):
-        scores["auth_boundary"] = 0.97
-        scores["regression_tests"] = 0.6
-    return {"answers": {a: {"noul": s} for a, s in scores.items()}, "model": "jev-mock-1", "usage": {"units": 1}}
+class AnthropicHandler(Handler):
+    get_reply = (404, NOT_FOUND)
 
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def record(self, entry):
-        with LOCK:
-            COUNTER[0] += 1
-            entry["seq"] = COUNTER[0]
-            with open(self.server.log_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(entry) + "\n")
-
-    def send_json(self, status, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_HEAD(self):
-        self.send_response(200)
-        self.send_header("content-length", "0")
-        self.end_headers()
-
-    def do_GET(self):
-        self.record({"path": self.path, "method": "GET", "classification": "get"})
-        self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": "mock"}})
-
-    def do_POST(self):
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {"_unparsed": raw.decode("utf-8", "replace")}
-        path = self.path.split("?")[0]
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        if path.endswith("/v1/systemone"):
-            self.record({"path": path, "headers": headers, "body": body, "classification": "jev"})
-            self.send_json(200, jev_answer(body))
-            return
+    def route(self, path, headers, body):
         if path.endswith("/v1/messages/count_tokens"):
-            self.record({"path": path, "classification": "count_tokens"})
-            self.send_json(200, {"input_tokens": 100})
-            return
+            return "count_tokens", 200, {"input_tokens": 100}
         if not path.endswith("/v1/messages"):
-            self.record({"path": path, "body": body, "classification": "unknown"})
-            self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": "mock"}})
-            return
+            return "unknown", 404, NOT_FOUND
         try:
             classification, content, stop = plan(body)
         except Exception as err:  # a broken script must show up in the log, not hang the client
             classification, content, stop = "error:" + repr(err), [{"type": "text", "text": "mock error"}], "end_turn"
-        self.record({"path": path, "body": body, "classification": classification})
         model = body.get("model") or "claude-mock"
-        msg_id = "msg_mock_%d" % COUNTER[0]
+        # Every answer is a message of its own: Claude Code merges content blocks by message id.
+        msg_id = "msg_mock_%d" % next(IDS)
         if body.get("stream"):
-            self.stream(msg_id, model, content, stop)
+            return classification, 200, Raw("text/event-stream", stream(msg_id, model, content, stop))
+        return classification, 200, {
+            "id": msg_id, "type": "message", "role": "assistant", "model": model,
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 20},
+        }
+
+
+def stream(msg_id, model, content, stop):
+    """The Messages API's event stream for one answer."""
+    events = [("message_start", {"type": "message_start", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 1}}})]
+    for i, block in enumerate(content):
+        if block["type"] == "text":
+            events.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "text", "text": ""}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                   "delta": {"type": "text_delta", "text": block["text"]}}))
         else:
-            self.send_json(200, {
-                "id": msg_id, "type": "message", "role": "assistant", "model": model,
-                "content": content, "stop_reason": stop, "stop_sequence": None,
-                "usage": {"input_tokens": 100, "output_tokens": 20},
-            })
-
-    def stream(self, msg_id, model, content, stop):
-        events = [("message_start", {"type": "message_start", "message": {
-            "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": 100, "output_tokens": 1}}})]
-        for i, block in enumerate(content):
-            if block["type"] == "text":
-                events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                       "content_block": {"type": "text", "text": ""}}))
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                       "delta": {"type": "text_delta", "text": block["text"]}}))
-            else:
-                events.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
-                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}))
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
-                    "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
-            events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-        events.append(("message_delta", {"type": "message_delta",
-                                         "delta": {"stop_reason": stop, "stop_sequence": None},
-                                         "usage": {"output_tokens": 20}}))
-        events.append(("message_stop", {"type": "message_stop"}))
-        data = "".join("event: %s\ndata: %s\n\n" % (name, json.dumps(obj)) for name, obj in events).encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--log", required=True)
-    parser.add_argument("--port-file", required=True)
-    args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.log_path = args.log
-    server.daemon_threads = True
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    import os
-    os.replace(args.port_file + ".tmp", args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+            events.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
+                "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": stop, "stop_sequence": None},
+                                     "usage": {"output_tokens": 20}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return "".join("event: %s\ndata: %s\n\n" % (name, json.dumps(obj)) for name, obj in events)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve(AnthropicHandler))

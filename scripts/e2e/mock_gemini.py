@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A loopback stand-in for the Gemini API (what Gemini CLI calls at GOOGLE_GEMINI_BASE_URL)
-that plays a scripted model, plus the loopback TypeSafe Jev scorer of mock_anthropic.py.
+that plays a scripted model, plus the loopback TypeSafe Jev scorer of mockserver.py.
 Standard library only.
 
 Main turn requests (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse`, with tools)
@@ -15,29 +15,24 @@ Each request is answered from `contents` so far, so no state is kept here:
 The CLI's own side requests (model routing, next-speaker checks: JSON-schema answers, and
 anything without the script marker) get a minimal valid answer ("side"); the next speaker is
 always the user.
-Jev (`POST /v1/systemone`): as in mock_anthropic.py.
+Jev (`POST /v1/systemone`): see mockserver.py.
 
 Every request is appended to the log (JSON lines: path, headers, body, classification).
 Usage: mock_gemini.py --log <file> --port-file <file>   (binds 127.0.0.1 on a free port)
 """
 
-import argparse
 import json
 import os
 import re
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mock_anthropic import jev_answer  # noqa: E402
+from mockserver import Handler, Raw, serve  # noqa: E402
 
 SCRIPT_RE = re.compile(r"\[mock-script:([^\]\s]+)\]")
 # The opening words of jev-preflight's continuation text (src/hook/answer.rs).
 FEEDBACK_MARKER = "jev-preflight scored the code change"
-
-LOCK = threading.Lock()
-COUNTER = [0]
+NOT_FOUND = {"error": {"code": 404, "message": "mock", "status": "NOT_FOUND"}}
 
 
 def texts(content):
@@ -116,81 +111,23 @@ def response(parts):
             "modelVersion": "gemini-mock"}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class GeminiHandler(Handler):
+    get_reply = (404, NOT_FOUND)
+    logged_headers = ("x-goog-api-key",)
 
-    def log_message(self, *args):
-        pass
-
-    def record(self, entry):
-        with LOCK:
-            COUNTER[0] += 1
-            entry["seq"] = COUNTER[0]
-            with open(self.server.log_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(entry) + "\n")
-
-    def send(self, status, ctype, data):
-        self.send_response(status)
-        self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self.record({"path": self.path, "method": "GET", "classification": "get"})
-        self.send(404, "application/json", b'{"error":{"code":404,"message":"mock","status":"NOT_FOUND"}}')
-
-    def do_POST(self):
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {"_unparsed": raw[:4000].decode("utf-8", "replace")}
-        path = self.path.split("?")[0]
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        if path.endswith("/v1/systemone"):
-            self.record({"path": path, "headers": headers, "body": body, "classification": "jev"})
-            self.send(200, "application/json", json.dumps(jev_answer(body)).encode())
-            return
+    def route(self, path, headers, body):
         if path.endswith(":countTokens"):
-            self.record({"path": path, "classification": "count_tokens"})
-            self.send(200, "application/json", b'{"totalTokens": 100}')
-            return
+            return "count_tokens", 200, {"totalTokens": 100}
         if not (path.endswith(":generateContent") or path.endswith(":streamGenerateContent")):
-            self.record({"path": path, "body": body, "classification": "unknown"})
-            self.send(404, "application/json", b'{"error":{"code":404,"message":"mock","status":"NOT_FOUND"}}')
-            return
+            return "unknown", 404, NOT_FOUND
         try:
             classification, parts = plan(body)
         except Exception as err:  # a broken script must show up in the log, not hang the client
             classification, parts = "error:" + repr(err), [{"text": "mock error"}]
-        self.record({"path": path, "headers": {"x-goog-api-key": headers.get("x-goog-api-key")},
-                     "body": body, "classification": classification})
         if path.endswith(":streamGenerateContent"):
-            data = ("data: " + json.dumps(response(parts)) + "\r\n\r\n").encode()
-            self.send(200, "text/event-stream", data)
-        else:
-            self.send(200, "application/json", json.dumps(response(parts)).encode())
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--log", required=True)
-    parser.add_argument("--port-file", required=True)
-    args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.log_path = args.log
-    server.daemon_threads = True
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(args.port_file + ".tmp", args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+            return classification, 200, Raw("text/event-stream", "data: " + json.dumps(response(parts)) + "\r\n\r\n")
+        return classification, 200, response(parts)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve(GeminiHandler))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A loopback stand-in for the OpenAI Responses API (what Codex CLI speaks to a custom
 `model_provider` with `wire_api = "responses"`) that plays a scripted model, plus the loopback
-TypeSafe Jev scorer of mock_anthropic.py. Standard library only.
+TypeSafe Jev scorer of mockserver.py. Standard library only.
 
 Responses API (`POST <base_url>/responses`, streamed as SSE):
   The first user message carries `[mock-script:<path>]`; that JSON file holds
@@ -12,29 +12,25 @@ Responses API (`POST <base_url>/responses`, streamed as SSE):
     - fewer function calls made than steps                     -> "tool": the next function_call
     - otherwise                                                 -> "final": the final text
   Requests without a script marker (side requests) get a short text answer ("side").
-Jev (`POST /v1/systemone`): as in mock_anthropic.py.
+Jev (`POST /v1/systemone`): see mockserver.py.
 
 Every request is appended to the log (JSON lines: path, headers, body, classification).
 Usage: mock_responses.py --log <file> --port-file <file>   (binds 127.0.0.1 on a free port)
 """
 
-import argparse
+import itertools
 import json
 import os
 import re
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mock_anthropic import jev_answer  # noqa: E402
+from mockserver import Handler, Raw, serve  # noqa: E402
 
 SCRIPT_RE = re.compile(r"\[mock-script:([^\]\s]+)\]")
 # The opening words of jev-preflight's continuation text (src/hook/answer.rs).
 FEEDBACK_MARKER = "jev-preflight scored the code change"
-
-LOCK = threading.Lock()
-COUNTER = [0]
+IDS = itertools.count(1)
 
 
 def item_texts(item):
@@ -99,91 +95,31 @@ def message(text):
             "content": [{"type": "output_text", "text": text, "annotations": []}]}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class ResponsesHandler(Handler):
+    # `/models`: an empty catalog makes Codex fall back to its built-in model metadata.
+    get_reply = (200, {"object": "list", "data": [], "models": []})
 
-    def log_message(self, *args):
-        pass
-
-    def record(self, entry):
-        with LOCK:
-            COUNTER[0] += 1
-            entry["seq"] = COUNTER[0]
-            with open(self.server.log_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(entry) + "\n")
-
-    def send_json(self, status, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self.record({"path": self.path, "method": "GET", "classification": "get"})
-        # `/models`: an empty catalog makes Codex fall back to its built-in model metadata.
-        self.send_json(200, {"object": "list", "data": [], "models": []})
-
-    def do_POST(self):
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {"_unparsed": raw[:4000].decode("utf-8", "replace")}
-        path = self.path.split("?")[0]
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        if path.endswith("/v1/systemone"):
-            self.record({"path": path, "headers": headers, "body": body, "classification": "jev"})
-            self.send_json(200, jev_answer(body))
-            return
+    def route(self, path, headers, body):
         if not path.endswith("/responses"):
-            self.record({"path": path, "body": body, "classification": "unknown"})
-            self.send_json(404, {"error": {"message": "mock", "type": "not_found"}})
-            return
+            return "unknown", 404, {"error": {"message": "mock", "type": "not_found"}}
         try:
             classification, output = plan(body)
         except Exception as err:  # a broken script must show up in the log, not hang the client
             classification, output = "error:" + repr(err), [message("mock error")]
-        self.record({"path": path, "headers": {"authorization": headers.get("authorization")},
-                     "body": body, "classification": classification})
-        self.stream("resp_mock_%d" % COUNTER[0], body.get("model") or "mock", output)
-
-    def stream(self, resp_id, model, output):
-        events = [{"type": "response.created", "response": {"id": resp_id, "model": model}}]
-        for item in output:
-            events.append({"type": "response.output_item.done", "item": item})
-        events.append({"type": "response.completed", "response": {
-            "id": resp_id, "model": model,
-            "usage": {"input_tokens": 100, "input_tokens_details": None, "output_tokens": 20,
-                      "output_tokens_details": None, "total_tokens": 120}}})
-        data = "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events).encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        return classification, 200, Raw("text/event-stream", stream("resp_mock_%d" % next(IDS), body.get("model") or "mock", output))
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--log", required=True)
-    parser.add_argument("--port-file", required=True)
-    args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.log_path = args.log
-    server.daemon_threads = True
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(args.port_file + ".tmp", args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+def stream(resp_id, model, output):
+    """The Responses API's event stream for one answer."""
+    events = [{"type": "response.created", "response": {"id": resp_id, "model": model}}]
+    for item in output:
+        events.append({"type": "response.output_item.done", "item": item})
+    events.append({"type": "response.completed", "response": {
+        "id": resp_id, "model": model,
+        "usage": {"input_tokens": 100, "input_tokens_details": None, "output_tokens": 20,
+                  "output_tokens_details": None, "total_tokens": 120}}})
+    return "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve(ResponsesHandler))

@@ -17,12 +17,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run as a Claude Code / Codex / Gemini CLI hook: read one event on stdin, answer on
-    /// stdout.
+    /// Run as an agent host's hook: read one event on stdin, answer on stdout.
     Hook {
         /// The event, for hosts that pass it as an argument; the event's own
         /// `hook_event_name` on stdin wins.
         event: Option<HookEvent>,
+        /// The host that runs the hook (`install` writes it where the event's shape does not
+        /// tell): claude-code, codex, gemini, copilot, cursor, qwen, droid, devin, vscode,
+        /// opencode, kilo.
+        #[arg(long, value_name = "HOST")]
+        host: Option<String>,
     },
     /// Play one real turn in a throwaway repository with the built-in scorer and show what
     /// the agent would receive. Uses no key and no network.
@@ -39,8 +43,8 @@ pub enum Command {
     ///
     /// Exit code 1 when something is broken.
     Doctor,
-    /// Register the hooks in Claude Code's (or Codex CLI's, or Gemini CLI's) settings, for use
-    /// without the plugin marketplace.
+    /// Register the hooks in an agent host's settings (Claude Code's unless a host flag says
+    /// otherwise), for use without the plugin marketplace.
     Install(InstallArgs),
     /// Remove exactly the hooks `install` added.
     Uninstall(InstallArgs),
@@ -116,15 +120,63 @@ pub struct InstallArgs {
     pub project: bool,
     /// Your user settings (`~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR`; with
     /// `--codex`, `~/.codex/hooks.json` or `$CODEX_HOME`; with `--gemini`,
-    /// `~/.gemini/settings.json` or `$GEMINI_CLI_HOME/.gemini/settings.json`).
+    /// `~/.gemini/settings.json` or `$GEMINI_CLI_HOME/.gemini/settings.json`; with
+    /// `--copilot`, `~/.copilot/hooks/` or `$COPILOT_HOME/hooks/`; the other hosts' files
+    /// under `~`).
     #[arg(long)]
     pub user: bool,
-    /// Codex CLI's `.codex/hooks.json` instead of Claude Code's settings.
-    #[arg(long, conflicts_with = "gemini")]
+    /// Codex CLI: `.codex/hooks.json`.
+    #[arg(long, group = "host")]
     pub codex: bool,
-    /// Gemini CLI's `.gemini/settings.json` instead of Claude Code's settings.
-    #[arg(long)]
+    /// Gemini CLI: `.gemini/settings.json`.
+    #[arg(long, group = "host")]
     pub gemini: bool,
+    /// GitHub Copilot CLI: `.github/hooks/jev-preflight.json` (user: `~/.copilot/hooks/`).
+    #[arg(long, group = "host")]
+    pub copilot: bool,
+    /// Cursor: `.cursor/hooks.json`.
+    #[arg(long, group = "host")]
+    pub cursor: bool,
+    /// Qwen Code: `.qwen/settings.json`.
+    #[arg(long, group = "host")]
+    pub qwen: bool,
+    /// Factory Droid: `.factory/hooks.json`.
+    #[arg(long, group = "host")]
+    pub droid: bool,
+    /// Devin CLI: `.devin/hooks.v1.json` (user: `~/.config/devin/config.json`).
+    #[arg(long, group = "host")]
+    pub devin: bool,
+    /// VS Code agent hooks: `.github/hooks/jev-preflight-vscode.json`.
+    #[arg(long, group = "host")]
+    pub vscode: bool,
+    /// OpenCode: the plugin `.opencode/plugins/jev-preflight.js`.
+    #[arg(long, group = "host")]
+    pub opencode: bool,
+    /// Kilo Code CLI: the plugin `.kilo/plugins/jev-preflight.js`.
+    #[arg(long, group = "host")]
+    pub kilo: bool,
+}
+
+impl InstallArgs {
+    /// The host the flags name (Claude Code when none does).
+    pub fn host(&self) -> crate::host::Host {
+        use crate::host::Host;
+        [
+            (self.codex, Host::Codex),
+            (self.gemini, Host::Gemini),
+            (self.copilot, Host::Copilot),
+            (self.cursor, Host::Cursor),
+            (self.qwen, Host::Qwen),
+            (self.droid, Host::Droid),
+            (self.devin, Host::Devin),
+            (self.vscode, Host::VsCode),
+            (self.opencode, Host::OpenCode),
+            (self.kilo, Host::Kilo),
+        ]
+        .into_iter()
+        .find_map(|(set, host)| set.then_some(host))
+        .unwrap_or(Host::ClaudeCode)
+    }
 }
 
 /// Output formats of `eval`.

@@ -134,7 +134,7 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
             "UserPromptSubmit",
             json!({"prompt": "let support staff delete users"}),
         ),
-        None,
+        hook::Argv::default(),
     );
     if first.class.is_some() {
         return Err(DemoError::Hook(first.stderr.join("; ")));
@@ -153,7 +153,7 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
             "Stop",
             json!({"stop_hook_active": false, "background_tasks": [], "session_crons": []}),
         ),
-        None,
+        hook::Argv::default(),
     );
     let took = started.elapsed();
     if stop.class.is_some() {
@@ -189,7 +189,7 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
     let again = hook::handle(
         &ctx,
         &event("Stop", json!({"stop_hook_active": true})),
-        None,
+        hook::Argv::default(),
     );
     w(
         out,
@@ -199,7 +199,11 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
             again.stdout.as_deref().unwrap_or("(nothing)")
         ),
     )?;
-    let end = hook::handle(&ctx, &event("SessionEnd", json!({"reason": "other"})), None);
+    let end = hook::handle(
+        &ctx,
+        &event("SessionEnd", json!({"reason": "other"})),
+        hook::Argv::default(),
+    );
     w(
         out,
         format!(

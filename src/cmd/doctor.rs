@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
+use crate::cmd::install::{self, InstallError};
 use crate::config::{self, ConfigError, HostEnv};
 use crate::env::vars as ev;
 use crate::git::{self, Discovery, Git};
+use crate::host::{Host, Scope};
 use crate::process::{self, Limits};
 use crate::scorer::{self, ScorerKind};
 use crate::state::{MARKER, STALE_PROMPT_AGE};
@@ -238,34 +240,9 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
         }
     }
 
-    // host CLIs
-    for (name, program, label) in [
-        ("claude", "claude", "Claude Code"),
-        ("codex", "codex", "Codex CLI"),
-    ] {
-        checks.push(match host_version(program) {
-            Some(v) => check(
-                if name == "claude" {
-                    "Claude Code"
-                } else {
-                    "Codex CLI"
-                },
-                Level::Ok,
-                v,
-            ),
-            None => check(
-                if name == "claude" {
-                    "Claude Code"
-                } else {
-                    "Codex CLI"
-                },
-                Level::Note,
-                format!(
-                    "`{program}` not found on PATH (fine if you use another host than {label})"
-                ),
-            ),
-        });
-    }
+    // host CLIs and where our hooks are registered
+    let project = repo.as_ref().map_or(cwd, |repo| repo.top.as_path());
+    checks.extend(host_checks(env, project));
 
     // data dir
     match env.data_dir() {
@@ -291,6 +268,88 @@ fn config_failure(name: &'static str, e: &ConfigError, path: &Path) -> Check {
         ConfigError::File(_) => format!("make `{}` a readable regular file", path.display()),
     };
     check(name, Level::Fail, e.to_string()).fix(fix)
+}
+
+/// One line per agent host: its command line's version (or that it is not on PATH) and where `install` registered our hooks for it, in this
+/// project (`project`: the repository's top level, else `cwd`) and for this user.
+fn host_checks(env: &HostEnv, project: &Path) -> Vec<Check> {
+    crate::host::ALL
+        .into_iter()
+        .map(|host| {
+            let version = host.program().and_then(host_version);
+            let mut scopes = vec![(
+                "in this project",
+                Scope::Project {
+                    root: project.to_owned(),
+                },
+            )];
+            if let Some(home) = env.get(ev::HOME) {
+                let scope = Scope::User {
+                    home: PathBuf::from(home),
+                    config_dir: host.user_dir(env),
+                };
+                scopes.push(("for this user", scope));
+            }
+            let hooks = scopes
+                .into_iter()
+                .map(|(place, scope)| {
+                    let path = host.settings_path(&scope);
+                    let state = install::installed(host.hook_file(&scope), &path);
+                    (place, path, state)
+                })
+                .collect::<Vec<_>>();
+            host_check(host, version, &hooks)
+        })
+        .collect()
+}
+
+/// The line for `host`: its CLI's `version` (when found) and, per place, whether our hooks are
+/// in the file `install` writes there.
+fn host_check(
+    host: Host,
+    version: Option<String>,
+    hooks: &[(&str, PathBuf, Result<bool, InstallError>)],
+) -> Check {
+    let program = host.program().unwrap_or(host.id());
+    let mut detail = version
+        .clone()
+        .unwrap_or_else(|| format!("`{program}` not on PATH"));
+    let installed: Vec<String> = hooks
+        .iter()
+        .filter(|(_, _, state)| matches!(state, Ok(true)))
+        .map(|(place, path, _)| format!("{place} (`{}`)", path.display()))
+        .collect();
+    if installed.is_empty() {
+        let _ = write!(detail, "; hooks not installed");
+    } else {
+        let _ = write!(detail, "; hooks installed {}", installed.join(" and "));
+    }
+    let unreadable: Vec<&InstallError> = hooks
+        .iter()
+        .filter_map(|(_, _, state)| state.as_ref().err())
+        .collect();
+    if let Some(first) = unreadable.first() {
+        for e in &unreadable {
+            let _ = match e {
+                InstallError::Settings { path, source } => {
+                    write!(detail, "; cannot tell from `{}`: {source}", path.display())
+                }
+                other => write!(detail, "; {other}"),
+            };
+        }
+        let fix = first.hint().unwrap_or_else(|| "fix that file".to_owned());
+        return check(host.name(), Level::Note, detail).fix(fix);
+    }
+    match version {
+        Some(_) => check(host.name(), Level::Ok, detail),
+        // Fine for every host but the ones in use: no fix to offer.
+        None if installed.is_empty() => check(host.name(), Level::Note, detail),
+        None => check(host.name(), Level::Note, detail).fix(format!(
+            "install {} or put `{program}` on PATH; `{}` removes the hooks",
+            host.name(),
+            host.command("uninstall")
+        )),
+    }
 }
 
 /// `<program> --version` with a short deadline; `None` when it is not there or fails.
@@ -443,6 +502,76 @@ pub fn render(checks: &[Check]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hooks(
+        project: bool,
+        user: bool,
+    ) -> Vec<(&'static str, PathBuf, Result<bool, InstallError>)> {
+        vec![
+            (
+                "in this project",
+                PathBuf::from("/p/.qwen/settings.json"),
+                Ok(project),
+            ),
+            (
+                "for this user",
+                PathBuf::from("/h/.qwen/settings.json"),
+                Ok(user),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_host_line_says_its_version_and_where_the_hooks_are() {
+        let c = host_check(Host::Qwen, Some("0.24.4".into()), &hooks(true, false));
+        assert_eq!((c.name, c.level), ("Qwen Code", Level::Ok));
+        assert_eq!(
+            c.detail,
+            "0.24.4; hooks installed in this project (`/p/.qwen/settings.json`)"
+        );
+        let c = host_check(Host::Qwen, Some("0.24.4".into()), &hooks(true, true));
+        assert!(c.detail.ends_with(
+            "in this project (`/p/.qwen/settings.json`) and for this user (`/h/.qwen/settings.json`)"
+        ));
+
+        // Not on PATH: a note, fine when the host is not used, a hint when hooks are there.
+        let c = host_check(Host::Qwen, None, &hooks(false, false));
+        assert_eq!(c.level, Level::Note);
+        assert_eq!(c.detail, "`qwen` not on PATH; hooks not installed");
+        assert_eq!(c.fix, None);
+        let c = host_check(Host::ClaudeCode, None, &hooks(false, true));
+        assert_eq!(c.level, Level::Note);
+        assert!(
+            c.fix
+                .unwrap()
+                .contains("`jev-preflight uninstall` removes the hooks")
+        );
+        let c = host_check(Host::Qwen, None, &hooks(false, true));
+        assert!(
+            c.fix
+                .unwrap()
+                .contains("`jev-preflight uninstall --qwen` removes the hooks")
+        );
+
+        // A file that cannot be read says so, with the next step; never a failure.
+        let unreadable = vec![(
+            "in this project",
+            PathBuf::from("/p/.qwen/settings.json"),
+            Err(InstallError::Settings {
+                path: PathBuf::from("/p/.qwen/settings.json"),
+                source: install::EditError::NotUtf8,
+            }),
+        )];
+        let c = host_check(Host::Qwen, Some("0.24.4".into()), &unreadable);
+        assert_eq!(c.level, Level::Note);
+        assert!(
+            c.detail
+                .contains("hooks not installed; cannot tell from `/p/.qwen/settings.json`"),
+            "{}",
+            c.detail
+        );
+        assert!(c.fix.unwrap().contains("valid JSON"));
+    }
 
     #[test]
     fn git_versions() {

@@ -23,7 +23,7 @@ use clap::{CommandFactory, Parser};
 use crate::cmd::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
 use crate::config::HostEnv;
 use crate::env::vars as ev;
-use crate::hook::{self, effects, event::EventName};
+use crate::hook::{self, effects};
 use crate::state::fs::read_capped;
 
 /// Why a user command failed, or finished with a verdict that is not success.
@@ -90,7 +90,7 @@ impl RunError {
 /// What this invocation is.
 #[derive(Debug)]
 enum Invocation {
-    Hook(Option<EventName>),
+    Hook(hook::Argv),
     User(Command),
     /// `--help`, `--version`, or a usage error: clap prints it.
     Clap(clap::Error),
@@ -103,8 +103,8 @@ pub fn main() -> ExitCode {
 /// Runs one invocation.
 pub fn run(args: Vec<OsString>) -> Result<(), RunError> {
     match parse(args, std::io::stdin().is_terminal()) {
-        Invocation::Hook(argv_event) => {
-            run_hook(argv_event);
+        Invocation::Hook(argv) => {
+            run_hook(argv);
             Ok(())
         }
         Invocation::User(Command::Demo) => {
@@ -120,8 +120,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), RunError> {
             );
             Ok(())
         }
-        Invocation::User(Command::Hook { event }) => {
-            run_hook(event.map(Into::into));
+        Invocation::User(Command::Hook { event, host }) => {
+            run_hook(hook_argv(event, host));
             Ok(())
         }
         Invocation::User(command) => run_user(command),
@@ -144,13 +144,13 @@ fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
     if first == Some("hook") {
         return match Cli::try_parse_from(&args) {
             Ok(Cli {
-                command: Some(Command::Hook { event }),
-            }) => Invocation::Hook(event.map(Into::into)),
-            _ => Invocation::Hook(None),
+                command: Some(Command::Hook { event, host }),
+            }) => Invocation::Hook(hook_argv(event, host)),
+            _ => Invocation::Hook(hook::Argv::default()),
         };
     }
     if args.len() <= 1 && !stdin_is_terminal {
-        return Invocation::Hook(None);
+        return Invocation::Hook(hook::Argv::default());
     }
     match Cli::try_parse_from(&args) {
         Ok(Cli { command: Some(c) }) => Invocation::User(c),
@@ -161,6 +161,14 @@ fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
             ))
         }
         Err(e) => Invocation::Clap(e),
+    }
+}
+
+/// The hook's arguments; an unknown `--host` is no hint (never a usage error in the hook).
+fn hook_argv(event: Option<crate::cmd::cli::HookEvent>, host: Option<String>) -> hook::Argv {
+    hook::Argv {
+        event: event.map(Into::into),
+        host: host.as_deref().and_then(crate::host::Host::from_id),
     }
 }
 
@@ -304,40 +312,33 @@ fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
 }
 
 fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> {
-    use crate::cmd::install::{self, Host, Scope};
-    let host = match (args.codex, args.gemini) {
-        (true, _) => Host::Codex,
-        (_, true) => Host::Gemini,
-        _ => Host::ClaudeCode,
-    };
+    use crate::cmd::install;
+    use crate::host::Scope;
+    let host = args.host();
     let scope = if args.user {
         let home = env
             .get(ev::HOME)
             .map(PathBuf::from)
             .ok_or_else(|| RunError::Status(crate::cmd::status::StatusError::NoDataDir))?;
-        let config_dir = match host {
-            Host::ClaudeCode => env.get(ev::CLAUDE_CONFIG_DIR).map(PathBuf::from),
-            Host::Codex => env.get(ev::CODEX_HOME).map(PathBuf::from),
-            // Gemini reads `GEMINI_CLI_HOME` as a stand-in for the home directory.
-            Host::Gemini => env
-                .get(ev::GEMINI_CLI_HOME)
-                .map(|home| PathBuf::from(home).join(".gemini")),
-        };
-        Scope::User { home, config_dir }
+        Scope::User {
+            home,
+            config_dir: host.user_dir(env),
+        }
     } else {
         let here = cwd()?;
         Scope::Project {
             root: repo_top(&here)?.unwrap_or(here),
         }
     };
-    let settings = install::settings_path(host, &scope);
+    let settings = host.settings_path(&scope);
     let program = std::env::current_exe()
         .and_then(std::fs::canonicalize)
         .map_err(RunError::CurrentExe)?;
+    let file = host.hook_file(&scope);
     let outcome = if add {
-        install::install(host, &settings, &program)?
+        install::install(host, file, &settings, &program)?
     } else {
-        install::uninstall(host, &settings, &program)?
+        install::uninstall(host, file, &settings, &program)?
     };
     print(&format!("{outcome}\n"))?;
     if add && let Some(step) = host.next_step(&scope) {
@@ -347,15 +348,15 @@ fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> 
 }
 
 /// The hook process: read stdin (bounded), handle, print, exit 0 whatever happens.
-fn run_hook(argv_event: Option<EventName>) {
+fn run_hook(argv: hook::Argv) {
     hook::install_panic_hook();
     let env = HostEnv::from_process();
     let ctx = hook::Context::new(&env, &effects::Real);
     let read = read_capped(std::io::stdin().lock(), hook::event::MAX_EVENT_BYTES as u64);
     let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match read {
-        Ok(Some(input)) => hook::handle(&ctx, &input, argv_event),
-        Ok(None) => hook::handle_too_large(&ctx),
-        Err(e) => hook::handle_unreadable(&ctx, &e),
+        Ok(Some(input)) => hook::handle(&ctx, &input, argv),
+        Ok(None) => hook::handle_too_large(&ctx, argv),
+        Err(e) => hook::handle_unreadable(&ctx, argv, &e),
     }))
     .unwrap_or_else(|_| hook::Output {
         stderr: vec!["jev-preflight: hook: panic: while handling the event".into()],
@@ -414,6 +415,7 @@ pub fn exit_code(result: &Result<(), RunError>) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::event::EventName;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         std::iter::once("jev-preflight")
@@ -424,23 +426,41 @@ mod tests {
 
     #[test]
     fn hook_parsing_never_fails() {
+        use crate::host::Host;
+        let hook = |event, host| Invocation::Hook(hook::Argv { event, host });
+        let cases = [
+            (&["hook"][..], hook(None, None)),
+            (&["hook", "stop"][..], hook(Some(EventName::Stop), None)),
+            (
+                &["hook", "user-prompt-submit"][..],
+                hook(Some(EventName::UserPromptSubmit), None),
+            ),
+            (
+                &["hook", "--host", "qwen"][..],
+                hook(None, Some(Host::Qwen)),
+            ),
+            (
+                &["hook", "--host", "copilot", "stop"][..],
+                hook(Some(EventName::Stop), Some(Host::Copilot)),
+            ),
+            // An unknown host is no hint, never a usage error.
+            (&["hook", "--host", "nobody"][..], hook(None, None)),
+            (&["hook", "bogus", "--x"][..], hook(None, None)),
+        ];
+        for (argv, want) in cases {
+            let got = parse(args(argv), true);
+            assert!(
+                matches!((&got, &want), (Invocation::Hook(a), Invocation::Hook(b)) if a == b),
+                "{argv:?}"
+            );
+        }
         assert!(matches!(
-            parse(args(&["hook"]), true),
-            Invocation::Hook(None)
+            parse(args(&[]), false),
+            Invocation::Hook(hook::Argv {
+                event: None,
+                host: None
+            })
         ));
-        assert!(matches!(
-            parse(args(&["hook", "stop"]), true),
-            Invocation::Hook(Some(EventName::Stop))
-        ));
-        assert!(matches!(
-            parse(args(&["hook", "user-prompt-submit"]), true),
-            Invocation::Hook(Some(EventName::UserPromptSubmit))
-        ));
-        assert!(matches!(
-            parse(args(&["hook", "bogus", "--x"]), true),
-            Invocation::Hook(None)
-        ));
-        assert!(matches!(parse(args(&[]), false), Invocation::Hook(None)));
         assert!(matches!(parse(args(&[]), true), Invocation::Clap(_)));
         assert!(matches!(
             parse(args(&["demo"]), true),

@@ -72,6 +72,10 @@ pub const CODEX_HOME: &str = "CODEX_HOME";
 /// `install --user --gemini`.
 pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
 
+/// Copilot CLI's home directory (default `~/.copilot`; hooks in `<it>/hooks`), for
+/// `install --user --copilot` and `--vscode`.
+pub const COPILOT_HOME: &str = "COPILOT_HOME";
+
 /// Every fixed name above, for `doctor` and the documentation table.
 pub const ALL: &[&str] = &[
     CLAUDE_PLUGIN_DATA,
@@ -101,4 +105,5 @@ pub const ALL: &[&str] = &[
     CLAUDE_CONFIG_DIR,
     CODEX_HOME,
     GEMINI_CLI_HOME,
+    COPILOT_HOME,
 ];

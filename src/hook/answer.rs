@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::config::AnswerForm;
-use crate::hook::event::Host;
+use crate::hook::event::EventName;
+use crate::host::Host;
 use crate::pipeline::axes::{AXIS_IDS, Axis, Selected};
 use crate::scorer::Evidence;
 
@@ -13,32 +13,11 @@ pub const MAX_TEXT_CHARS: usize = 9_500;
 const MAX_EVIDENCE_PER_AXIS: usize = 4;
 const MAX_FILES_LISTED: usize = 25;
 
-/// The JSON form of a continuation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// `{"decision":"block","reason":…}`: every Claude Code version and Codex.
-    Block,
-    /// `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":…}}`: ≥ 2.1.163.
-    Context,
-}
+pub use crate::host::Form;
 
 /// The words every continuation starts with. Gemini CLI sends a continuation back as a new
 /// prompt, and [`crate::hook::event`] recognises it by them.
 pub const ASSIST_OPENING: &str = "jev-preflight scored the code change of this turn and asks for one more look before you finish.";
-
-/// Picks the form: Codex and Gemini only know `decision` (Gemini reads `"block"` as its
-/// `"deny"`); `auto` uses `additionalContext` when the event carries `prompt_id` (sent since
-/// 2.1.196, so the host is past 2.1.163, which added `additionalContext` on Stop) and the
-/// portable `decision` form otherwise.
-pub fn choose_form(configured: AnswerForm, host: Host, has_prompt_id: bool) -> Form {
-    match configured {
-        _ if host != Host::ClaudeCode => Form::Block,
-        AnswerForm::Block => Form::Block,
-        AnswerForm::Context => Form::Context,
-        AnswerForm::Auto if has_prompt_id => Form::Context,
-        AnswerForm::Auto => Form::Block,
-    }
-}
 
 /// What the agent needs to look again.
 #[derive(Debug, Clone)]
@@ -177,6 +156,17 @@ impl Answer {
                     json!({"hookEventName": event_name, "additionalContext": text}),
                 );
             }
+            Some((Form::Followup, text)) => {
+                obj.insert("followup_message".into(), json!(text));
+            }
+            Some((Form::BlockEverywhere, text)) => {
+                obj.insert("decision".into(), json!("block"));
+                obj.insert("reason".into(), json!(text));
+                obj.insert(
+                    "hookSpecificOutput".into(),
+                    json!({"hookEventName": event_name, "decision": "block", "reason": text}),
+                );
+            }
             None => {}
         }
         if user_messages_allowed && !self.messages.is_empty() {
@@ -188,19 +178,16 @@ impl Answer {
         (!obj.is_empty()).then(|| Value::Object(obj).to_string())
     }
 
-    /// Renders for `host`: Gemini CLI reads stderr as the answer when stdout is empty (and
-    /// shows our stderr line to the user), so it always gets an object, `{}` at the least.
+    /// Renders `event` for `host`, in the host's own event name, with the object the host
+    /// needs when there is nothing to say (see [`Host::empty_answer`]).
     pub fn render_for(
         &self,
         host: Host,
-        event_name: &str,
+        event: EventName,
         user_messages_allowed: bool,
     ) -> Option<String> {
-        let rendered = self.render(event_name, user_messages_allowed);
-        match host {
-            Host::Gemini => Some(rendered.unwrap_or_else(|| "{}".to_owned())),
-            Host::ClaudeCode | Host::Codex => rendered,
-        }
+        self.render(host.event_name(event), user_messages_allowed)
+            .or_else(|| host.empty_answer(event).map(str::to_owned))
     }
 }
 
@@ -222,19 +209,6 @@ mod tests {
             no: "",
         },
     ];
-
-    #[test]
-    fn form_choice() {
-        use AnswerForm::*;
-        use Host::*;
-        assert_eq!(choose_form(Auto, ClaudeCode, true), Form::Context);
-        assert_eq!(choose_form(Auto, ClaudeCode, false), Form::Block);
-        assert_eq!(choose_form(Context, Codex, true), Form::Block);
-        assert_eq!(choose_form(Context, Gemini, false), Form::Block);
-        assert_eq!(choose_form(Auto, Gemini, true), Form::Block);
-        assert_eq!(choose_form(Context, ClaudeCode, false), Form::Context);
-        assert_eq!(choose_form(Block, ClaudeCode, true), Form::Block);
-    }
 
     #[test]
     fn assist_text_names_axis_question_score_evidence_and_asks_for_evidence() {
@@ -328,13 +302,34 @@ mod tests {
         assert_eq!(Answer::default().render("Stop", true), None);
         assert_eq!(
             Answer::default()
-                .render_for(Host::Gemini, "Stop", true)
+                .render_for(Host::Gemini, EventName::Stop, true)
                 .as_deref(),
             Some("{}")
         );
         assert_eq!(
-            Answer::default().render_for(Host::Codex, "Stop", true),
+            Answer::default().render_for(Host::Codex, EventName::Stop, true),
             None
+        );
+        let a = Answer {
+            continuation: Some((Form::Followup, "F".into())),
+            messages: vec!["m".into()],
+        };
+        assert_eq!(
+            a.render_for(Host::Cursor, EventName::Stop, false).unwrap(),
+            r#"{"followup_message":"F"}"#
+        );
+        let a = Answer {
+            continuation: Some((Form::BlockEverywhere, "V".into())),
+            messages: vec![],
+        };
+        let v: Value =
+            serde_json::from_str(&a.render_for(Host::VsCode, EventName::Stop, true).unwrap())
+                .unwrap();
+        assert_eq!(v["decision"], "block");
+        assert_eq!(v["reason"], "V");
+        assert_eq!(
+            v["hookSpecificOutput"],
+            json!({"hookEventName": "Stop", "decision": "block", "reason": "V"})
         );
     }
 

@@ -1,17 +1,10 @@
 //! The hook event on stdin: decoded leniently, because every host version sends a different
-//! subset of fields and new fields must never break us.
-//!
-//! Three hosts send events, each with its own names and fields:
-//!
-//! | host | prompt | end of turn | session end | tells itself by |
-//! |---|---|---|---|---|
-//! | Claude Code | `UserPromptSubmit` | `Stop` | `SessionEnd` | `prompt_id` (≥ 2.1.196) |
-//! | Codex CLI | `UserPromptSubmit` | `Stop` | `SessionEnd` (0.171) | `turn_id` on every turn event |
-//! | Gemini CLI | `BeforeAgent` | `AfterAgent` | `SessionEnd` | its event names; `timestamp` on every event |
+//! subset of fields and new fields must never break us. Which host sent it, and what its
+//! fields mean, is [`crate::host::Host`]'s to say.
 
 use serde_json::Value;
 
-use crate::hook::answer::ASSIST_OPENING;
+use crate::host::Host;
 
 /// Largest event read from stdin; anything larger is refused (fail-open).
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
@@ -25,40 +18,10 @@ pub enum EventName {
 }
 
 impl EventName {
-    /// The name in the hook protocol (`hook_event_name`).
+    /// Claude Code's name for the event, used in our own messages and the decision log.
     pub fn protocol_name(self) -> &'static str {
-        match self {
-            EventName::UserPromptSubmit => "UserPromptSubmit",
-            EventName::Stop => "Stop",
-            EventName::SessionEnd => "SessionEnd",
-        }
+        Host::ClaudeCode.event_name(self)
     }
-
-    /// Gemini CLI's `BeforeAgent` and `AfterAgent` play the parts of `UserPromptSubmit` and
-    /// `Stop`: one fires when a prompt is sent, the other after the final answer of its turn.
-    fn from_protocol(name: &str) -> Option<EventName> {
-        match name {
-            "UserPromptSubmit" | GEMINI_PROMPT => Some(EventName::UserPromptSubmit),
-            "Stop" | GEMINI_STOP => Some(EventName::Stop),
-            "SessionEnd" => Some(EventName::SessionEnd),
-            _ => None,
-        }
-    }
-}
-
-const GEMINI_PROMPT: &str = "BeforeAgent";
-const GEMINI_STOP: &str = "AfterAgent";
-
-/// The agent that sent the event; it decides the form of the answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Host {
-    #[default]
-    ClaudeCode,
-    /// Codex CLI: `decision`/`reason` only; stdout on exit 0 must be JSON or nothing.
-    Codex,
-    /// Gemini CLI: `decision`/`reason` only; an empty stdout makes it read stderr as the
-    /// answer, so it always gets a JSON object.
-    Gemini,
 }
 
 /// Which event an invocation is about.
@@ -79,6 +42,7 @@ pub struct Event {
     pub prompt_id: Option<String>,
     /// Present only on Codex.
     pub turn_id: Option<String>,
+    /// As sent; [`Event::dir`] is the path of this platform.
     pub cwd: Option<String>,
     pub stop_hook_active: bool,
     /// Statuses of background tasks (`None`: the entry had no status).
@@ -86,9 +50,8 @@ pub struct Event {
     pub session_crons: usize,
     pub reason: Option<String>,
     pub host: Host,
-    /// A Gemini `BeforeAgent` whose prompt is our own continuation text: Gemini sends the
-    /// `reason` of a blocking `AfterAgent` back as a new prompt, with the same `BeforeAgent`
-    /// any typed prompt gets.
+    /// A prompt event whose prompt is our own continuation text, sent back by the host
+    /// (see [`Host::continues_our_feedback`]).
     pub continues_our_feedback: bool,
 }
 
@@ -112,11 +75,16 @@ impl Event {
     /// Decodes one event. A field of the wrong type counts as missing; unknown fields are
     /// ignored. Empty stdin is an event with no fields (older hosts may send nothing useful).
     pub fn decode(bytes: &[u8]) -> Result<Event, EventError> {
+        Event::decode_from(bytes, None)
+    }
+
+    /// Decodes one event, with the host named on the command line (`--host`) as a hint.
+    pub fn decode_from(bytes: &[u8], hint: Option<Host>) -> Result<Event, EventError> {
         if bytes.len() > MAX_EVENT_BYTES {
             return Err(EventError::TooLarge);
         }
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Event::default());
+            return Ok(Event::hinted(hint));
         }
         let value: Value =
             serde_json::from_slice(bytes).map_err(|e| EventError::NotJson(e.to_string()))?;
@@ -134,33 +102,24 @@ impl Event {
             Some(Value::Array(items)) => items.len(),
             _ => 0,
         };
-        let hook_event_name = text(&obj, "hook_event_name");
-        let prompt_id = text(&obj, "prompt_id");
-        let turn_id = text(&obj, "turn_id");
-        let host = host_of(
-            hook_event_name.as_deref(),
-            prompt_id.is_some(),
-            turn_id.is_some(),
-            obj.get("timestamp").is_some_and(Value::is_string),
-        );
-        let continues_our_feedback = host == Host::Gemini
-            && hook_event_name.as_deref() == Some(GEMINI_PROMPT)
-            && obj
-                .get("prompt")
-                .and_then(Value::as_str)
-                .is_some_and(|p| p.trim_start().starts_with(ASSIST_OPENING));
+        let hook_event_name = text(&obj, "hook_event_name").or_else(|| text(&obj, "hookEventName"));
+        let host = Host::detect(&obj, hint);
+        let is_prompt = hook_event_name
+            .as_deref()
+            .and_then(Host::event_of)
+            .is_none_or(|e| e == EventName::UserPromptSubmit);
         Ok(Event {
             hook_event_name,
-            session_id: text(&obj, "session_id"),
-            prompt_id,
-            turn_id,
-            cwd: text(&obj, "cwd"),
-            stop_hook_active: obj.get("stop_hook_active").and_then(Value::as_bool) == Some(true),
+            session_id: Host::session_of(&obj),
+            prompt_id: text(&obj, "prompt_id"),
+            turn_id: text(&obj, "turn_id"),
+            cwd: Host::cwd_of(&obj),
+            stop_hook_active: host.loop_signal(&obj),
             background_tasks,
             session_crons,
             reason: text(&obj, "reason"),
             host,
-            continues_our_feedback,
+            continues_our_feedback: is_prompt && Host::continues_our_feedback(&obj),
         })
     }
 
@@ -168,7 +127,7 @@ impl Event {
     /// hosts older than 2.1.139 drop `args` silently.
     pub fn dispatch(&self, argv: Option<EventName>) -> Dispatch {
         match (&self.hook_event_name, argv) {
-            (Some(name), _) => match EventName::from_protocol(name) {
+            (Some(name), _) => match Host::event_of(name) {
                 Some(known) => Dispatch::Known(known),
                 None => Dispatch::Other(name.clone()),
             },
@@ -177,9 +136,17 @@ impl Event {
         }
     }
 
-    /// The host is Codex (it sends `turn_id`, never `prompt_id`).
-    pub fn is_codex(&self) -> bool {
-        self.host == Host::Codex
+    /// An event with no fields from `host`, when the input was no event at all.
+    pub fn hinted(host: Option<Host>) -> Event {
+        Event {
+            host: host.unwrap_or_default(),
+            ..Event::default()
+        }
+    }
+
+    /// The working directory as a path of this platform (Windows hosts send backslashes).
+    pub fn dir(&self) -> Option<std::path::PathBuf> {
+        self.cwd.as_deref().map(crate::host::event_path)
     }
 
     /// The id of this prompt as the host names it (`prompt_id`, or Codex's `turn_id`).
@@ -217,21 +184,10 @@ impl Event {
     }
 }
 
-/// Which host sent an event. Gemini's own event names are unambiguous; its `SessionEnd`
-/// shares Claude Code's name, so there the `timestamp` every Gemini event carries (and no
-/// Claude Code event does) decides, unless a `prompt_id` says Claude Code.
-fn host_of(name: Option<&str>, prompt_id: bool, turn_id: bool, timestamp: bool) -> Host {
-    match name {
-        Some(GEMINI_PROMPT | GEMINI_STOP) => Host::Gemini,
-        _ if turn_id => Host::Codex,
-        Some("SessionEnd") if timestamp && !prompt_id => Host::Gemini,
-        _ => Host::ClaudeCode,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::answer::ASSIST_OPENING;
     use crate::hook::failure::Class;
 
     #[test]
@@ -246,7 +202,7 @@ mod tests {
         assert_eq!(e.dispatch(None), Dispatch::Known(EventName::Stop));
         assert_eq!(e.prompt_key().as_deref(), Some("prompt:p1"));
         assert!(!e.background_pending());
-        assert!(!e.is_codex());
+        assert_ne!(e.host, Host::Codex);
     }
 
     #[test]
@@ -340,9 +296,10 @@ mod tests {
                 r#"{"hook_event_name":"SessionEnd","timestamp":"2026-01-01T00:00:00Z","reason":"exit"}"#,
                 Host::Gemini,
             ),
+            // Stamped, with a prompt id: Qwen Code (Gemini sends no prompt id).
             (
                 r#"{"hook_event_name":"SessionEnd","timestamp":"t","prompt_id":"p"}"#,
-                Host::ClaudeCode,
+                Host::Qwen,
             ),
         ];
         for (json, host) in cases {
@@ -383,15 +340,17 @@ mod tests {
         let decode = |s: String| Event::decode(s.as_bytes()).unwrap();
         assert!(decode(event("BeforeAgent", &ours)).continues_our_feedback);
         assert!(!decode(event("BeforeAgent", &format!("please: {ours}"))).continues_our_feedback);
-        // Only Gemini sends the reason back as a prompt.
-        assert!(!decode(event("UserPromptSubmit", &ours)).continues_our_feedback);
+        // Other hosts send it back on their own prompt events; an end of turn is never one.
+        assert!(decode(event("UserPromptSubmit", &ours)).continues_our_feedback);
+        assert!(decode(event("userPromptSubmitted", &ours)).continues_our_feedback);
+        assert!(!decode(event("Stop", &ours)).continues_our_feedback);
     }
 
     #[test]
     fn codex_uses_turn_id() {
         let e = Event::decode(br#"{"hook_event_name":"Stop","turn_id":"t9","session_id":"s"}"#)
             .unwrap();
-        assert!(e.is_codex());
+        assert_eq!(e.host, Host::Codex);
         assert_eq!(e.prompt_key().as_deref(), Some("turn:t9"));
     }
 }

@@ -44,6 +44,14 @@ pub const STOP_GIT_DEADLINE: Duration = Duration::from_secs(10);
 /// SessionEnd hooks share 1.5 s; we stop removing well before.
 pub const SESSION_END_BUDGET: Duration = Duration::from_millis(1000);
 
+/// What the command line said: the event (for hosts that pass it as an argument) and the
+/// host (`--host`, which `install` writes for hosts whose events need the hint).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Argv {
+    pub event: Option<EventName>,
+    pub host: Option<crate::host::Host>,
+}
+
 /// What the hook runs with.
 pub struct Context<'a> {
     pub env: &'a HostEnv,
@@ -153,12 +161,12 @@ pub fn install_panic_hook() {
 }
 
 /// Handles one hook invocation: `input` is stdin, `argv` the subcommand's event, if any.
-pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Option<EventName>) -> Output {
-    let event = match Event::decode(input) {
+pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Argv) -> Output {
+    let event = match Event::decode_from(input, argv.host) {
         Ok(e) => e,
-        Err(e) => return fail(ctx, &Event::default(), None, Failure::from(e)),
+        Err(e) => return fail(ctx, &Event::hinted(argv.host), None, Failure::from(e)),
     };
-    let name = match event.dispatch(argv) {
+    let name = match event.dispatch(argv.event) {
         Dispatch::Known(name) => name,
         Dispatch::Other(_) | Dispatch::Unnamed => {
             return Output {
@@ -191,12 +199,9 @@ pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Option<EventName>) -> Outpu
         log(ctx, &event, label, reply.outcome, None, reply.log.clone());
     }
     Output {
-        stdout: reply.answer.render_for(
-            event.host,
-            label,
-            name != EventName::SessionEnd
-                && !(event.is_codex() && name == EventName::UserPromptSubmit),
-        ),
+        stdout: reply
+            .answer
+            .render_for(event.host, name, event.host.shows_notices(name)),
         stderr: vec![format!("jev-preflight: {label}: {}", reply.outcome)],
         outcome: reply.outcome.into(),
         class: None,
@@ -207,21 +212,15 @@ pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Option<EventName>) -> Outpu
 fn fail(ctx: &Context<'_>, event: &Event, name: Option<EventName>, failure: Failure) -> Output {
     let label = name.map_or("hook", EventName::protocol_name);
     let mut answer = Answer::default();
-    // Where a notice can reach the user: not on SessionEnd (the host discards its output),
-    // not on a Codex UserPromptSubmit (its schema allows no message there).
-    let shows = match name {
-        Some(EventName::SessionEnd) => false,
-        Some(EventName::UserPromptSubmit) => !event.is_codex(),
-        Some(EventName::Stop) | None => true,
-    };
+    // Input that is no event gets the answer shape every event accepts.
+    let shown_as = name.unwrap_or(EventName::Stop);
+    let shows = event.host.shows_notices(shown_as);
     if shows && first_notice(ctx, event, failure.class) {
         answer.messages.push(failure.notice());
     }
     log(ctx, event, label, "failed", Some(failure.class), None);
-    // Input that is no event gets the answer shape every event accepts.
-    let event_name = name.unwrap_or(EventName::Stop).protocol_name();
     Output {
-        stdout: answer.render_for(event.host, event_name, shows),
+        stdout: answer.render_for(event.host, shown_as, shows),
         stderr: vec![failure.stderr_line(label)],
         outcome: "failed".into(),
         class: Some(failure.class),
@@ -264,8 +263,11 @@ fn log(
         entry["class"] = json!(class.name());
     }
     // `status` matches entries to the repository it is run in by this directory.
-    if let Some(cwd) = &event.cwd {
-        entry["cwd"] = json!(cwd);
+    if let Some(dir) = event.dir() {
+        entry["cwd"] = json!(dir.to_string_lossy());
+    }
+    if event.host != crate::host::Host::ClaudeCode {
+        entry["host"] = json!(event.host.id());
     }
     if let Some(serde_json::Value::Object(extra)) = extra {
         for (k, v) in extra {
@@ -276,16 +278,16 @@ fn log(
 }
 
 /// Stdin held more than an event may (the rest was not read).
-pub fn handle_too_large(ctx: &Context<'_>) -> Output {
+pub fn handle_too_large(ctx: &Context<'_>, argv: Argv) -> Output {
     let failure = Failure::from(event::EventError::TooLarge);
-    fail(ctx, &Event::default(), None, failure)
+    fail(ctx, &Event::hinted(argv.host), None, failure)
 }
 
 /// Stdin could not be read at all.
-pub fn handle_unreadable(ctx: &Context<'_>, error: &std::io::Error) -> Output {
+pub fn handle_unreadable(ctx: &Context<'_>, argv: Argv, error: &std::io::Error) -> Output {
     fail(
         ctx,
-        &Event::default(),
+        &Event::hinted(argv.host),
         None,
         Failure::new(
             Class::InputInvalid,

@@ -18,18 +18,18 @@ use crate::state::{PromptStore, SessionStore};
 const SWEEP_BUDGET: usize = 2000;
 
 pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
-    // Gemini sends our continuation back as a prompt: it belongs to the prompt it continues,
-    // whose state (one continuation issued) must stay, not start a new one.
+    // Several hosts send our continuation back as a prompt: it belongs to the prompt it
+    // continues, whose state (one continuation issued) must stay, not start a new one.
     if event.continues_our_feedback {
         return Ok(Reply::quiet(
             "our own continuation; the prompt's baseline is kept",
         ));
     }
-    let Some(cwd) = event.cwd.as_deref() else {
+    let Some(dir) = event.dir() else {
         return Ok(Reply::quiet("no cwd in the event"));
     };
     let git = ctx.git.clone().with_deadline(PROMPT_GIT_DEADLINE);
-    let cwd = Path::new(cwd);
+    let cwd: &Path = &dir;
     // What the session's last prompt found from this directory spares `rev-parse` and
     // `git var` while it still holds (read only: `mode: off` writes nothing).
     let known: Option<Remembered> = ctx

@@ -242,7 +242,7 @@ fn evaluate(
                 files: &payload.files,
                 omitted: &payload.omitted,
             });
-            let form = answer::choose_form(frozen.answer, event.host, event.prompt_id.is_some());
+            let form = event.host.form(frozen.answer, event.prompt_id.is_some());
             // The count is saved before the answer exists: a crash from here on can lose the
             // continuation, never repeat it.
             state.phase = Phase::Continued;

@@ -1,6 +1,7 @@
 //! The hook's own logic against a fake engine and a real temp store: gates, state, answers,
 //! fail-open, and the property "never more than one continuation per prompt".
 
+use crate::hook::Argv;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -246,7 +247,7 @@ impl World {
 
     fn run(&self, name: &str, extra: Value) -> Output {
         let ctx = Context::new(&self.env, &self.fake);
-        handle(&ctx, &self.event(name, extra), None)
+        handle(&ctx, &self.event(name, extra), Argv::default())
     }
 
     fn requests(&self) -> usize {
@@ -496,7 +497,7 @@ fn failures_are_classified_noticed_once_and_cleaned() {
         (&b"not json"[..], "input_invalid"),
         (&b"[]"[..], "input_invalid"),
     ] {
-        let out = handle(&ctx, input, None);
+        let out = handle(&ctx, input, Argv::default());
         assert_eq!(
             out.class.map(|c| c.name().into_owned()).as_deref(),
             Some(class)
@@ -504,7 +505,7 @@ fn failures_are_classified_noticed_once_and_cleaned() {
     }
     let big = vec![b' '; super::event::MAX_EVENT_BYTES + 1];
     assert_eq!(
-        handle(&ctx, &big, None)
+        handle(&ctx, &big, Argv::default())
             .class
             .map(|c| c.name().into_owned())
             .as_deref(),

@@ -522,6 +522,117 @@ fn doctor_reports_health_and_each_problem_with_its_fix() {
     assert!(!keyed.stdout.contains("ts-secret-value-123"));
 }
 
+/// `doctor` has one line per host, in `jev_preflight::host::ALL`'s order, each with the
+/// host's CLI version (a stand-in `qwen` on PATH here) and where `install` put its hooks.
+#[cfg(unix)]
+#[test]
+fn doctor_reports_every_host_and_where_its_hooks_are_installed() {
+    use jev_preflight::host::ALL;
+    use std::os::unix::fs::PermissionsExt;
+
+    let repo = TestRepo::new();
+    repo.commit_all("init");
+    let bin = repo.path().join(".git/fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let qwen = bin.join("qwen");
+    std::fs::write(&qwen, "#!/bin/sh\necho 0.24.4\n").unwrap();
+    std::fs::set_permissions(&qwen, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = env().var("PATH", &path);
+    for args in [
+        &["install", "--qwen"][..],
+        &["install", "--opencode"],
+        &["install", "--user", "--gemini"],
+        &["install", "--user", "--copilot"],
+        &["install", "--user", "--qwen"],
+    ] {
+        let out = run(&env, repo.path(), args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    }
+    // A hooks file doctor cannot read is a note, never a failure.
+    repo.write(".cursor/hooks.json", "{ // mine\n}\n");
+
+    let out = run(&env, repo.path(), &["doctor"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let text = scrub(
+        &out.stdout,
+        &[(repo.path(), "[REPO]"), (&env.home, "[HOME]")],
+    );
+    let lines: Vec<&str> = ALL
+        .iter()
+        .map(|host| {
+            let named: Vec<&str> = text
+                .lines()
+                .filter(|l| {
+                    l.get(8..)
+                        .is_some_and(|rest| rest.starts_with(&format!("{:<13} ", host.name())))
+                })
+                .collect();
+            assert_eq!(named.len(), 1, "{}: {named:?}\n{text}", host.name());
+            named[0]
+        })
+        .collect();
+    let positions: Vec<usize> = lines.iter().map(|l| text.find(l).unwrap()).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+    let line = |name: &str| lines[ALL.iter().position(|h| h.name() == name).unwrap()];
+
+    assert_eq!(
+        line("Qwen Code"),
+        "  ok    Qwen Code     0.24.4; hooks installed in this project (`[REPO]/.qwen/settings.json`) and for this user (`[HOME]/.qwen/settings.json`)"
+    );
+    assert!(
+        line("OpenCode").ends_with(
+            "; hooks installed in this project (`[REPO]/.opencode/plugins/jev-preflight.js`)"
+        ),
+        "{text}"
+    );
+    assert!(
+        line("Gemini CLI")
+            .ends_with("; hooks installed for this user (`[HOME]/.gemini/settings.json`)"),
+        "{text}"
+    );
+    assert!(
+        line("Copilot CLI").ends_with(
+            "; hooks installed for this user (`[HOME]/.copilot/hooks/jev-preflight.json`)"
+        ),
+        "{text}"
+    );
+    assert!(
+        line("Cursor").contains(
+            "hooks not installed; cannot tell from `[REPO]/.cursor/hooks.json`: it contains comments"
+        ),
+        "{text}"
+    );
+    for name in [
+        "Claude Code",
+        "Codex CLI",
+        "Factory Droid",
+        "Devin CLI",
+        "VS Code",
+        "Kilo Code",
+    ] {
+        assert!(
+            line(name).ends_with("; hooks not installed"),
+            "{name}: {text}"
+        );
+    }
+
+    // Uninstalled hooks are reported gone.
+    assert_eq!(run(&env, repo.path(), &["uninstall", "--opencode"]).code, 0);
+    let out = run(&env, repo.path(), &["doctor"]);
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.contains("OpenCode") && l.ends_with("; hooks not installed")),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn install_and_uninstall_from_the_command_line() {
     let repo = TestRepo::new();

@@ -4,10 +4,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use jev_preflight::cmd::install::{
-    self, Action, EditError, Host, InstallError, Scope, backup_path, settings_path,
-};
+use jev_preflight::cmd::install::{self, Action, EditError, InstallError, backup_path};
+use jev_preflight::host::{HookFile, Host, Scope};
 use serde_json::{Value, json};
+
+/// The shape of `host`'s project hooks file.
+fn file(host: Host) -> HookFile {
+    host.hook_file(&Scope::Project { root: "/".into() })
+}
 
 const PROGRAM: &str = "/opt/jev tools/bin/jev-preflight";
 
@@ -26,12 +30,9 @@ impl Project {
     }
 
     fn settings(&self, host: Host) -> PathBuf {
-        settings_path(
-            host,
-            &Scope::Project {
-                root: self.dir.path().to_owned(),
-            },
-        )
+        host.settings_path(&Scope::Project {
+            root: self.dir.path().to_owned(),
+        })
     }
 
     fn write(&self, host: Host, bytes: &[u8]) -> PathBuf {
@@ -96,7 +97,7 @@ fn settings_paths_for_each_host_and_scope() {
         (Host::Gemini, &overridden, "/cfg/settings.json"),
     ];
     for (host, scope, expected) in cases {
-        assert_eq!(settings_path(host, scope), PathBuf::from(expected));
+        assert_eq!(host.settings_path(scope), PathBuf::from(expected));
     }
     assert_eq!(
         backup_path(Path::new("/p/.claude/settings.json")),
@@ -108,7 +109,8 @@ fn settings_paths_for_each_host_and_scope() {
 fn install_creates_a_missing_file_and_directory() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let outcome = install::install(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::Created);
     assert_eq!(outcome.backup, None);
     assert_eq!(
@@ -126,7 +128,8 @@ fn install_creates_a_missing_file_and_directory() {
     assert!(order.is_sorted(), "{text}");
     assert!(text.ends_with("}\n"));
 
-    let outcome = install::uninstall(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::Deleted);
     assert!(!path.exists());
     assert!(project.inventory().is_empty());
@@ -137,13 +140,14 @@ fn second_install_changes_nothing() {
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  \"model\": \"opus\"\n}\n");
     assert_eq!(
-        install::install(Host::ClaudeCode, &path, program())
+        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program())
             .unwrap()
             .action,
         Action::Added
     );
     let before = project.inventory();
-    let outcome = install::install(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::AlreadyInstalled);
     assert_eq!(project.inventory(), before);
 }
@@ -172,14 +176,14 @@ fn install_keeps_every_other_setting_and_uninstall_restores_the_bytes() {
             let path = project.write(host, original.as_bytes());
             let before: Value = serde_json::from_str(original).unwrap();
 
-            let outcome = install::install(host, &path, program()).unwrap();
+            let outcome = install::install(host, file(host), &path, program()).unwrap();
             assert_eq!(outcome.action, Action::Added, "{original:?}");
             assert_eq!(fs::read(backup_path(&path)).unwrap(), original.as_bytes());
             let installed = read_json(&path);
             assert_keeps(&before, &installed, original);
             assert_has_our_hooks(host, &installed);
 
-            let outcome = install::uninstall(host, &path, program()).unwrap();
+            let outcome = install::uninstall(host, file(host), &path, program()).unwrap();
             assert_eq!(outcome.action, Action::Restored, "{original:?}");
             assert_eq!(
                 fs::read_to_string(&path).unwrap(),
@@ -196,7 +200,7 @@ fn uninstall_after_the_user_edited_the_file_removes_only_our_hooks() {
         let host = Host::ClaudeCode;
         let project = Project::new();
         let path = project.write(host, original.as_bytes());
-        install::install(host, &path, program()).unwrap();
+        install::install(host, file(host), &path, program()).unwrap();
         // The user adds a setting after install, at the very start of the file: the backup no
         // longer describes this file, so uninstall has to cut our hooks out of the text.
         let edited = fs::read_to_string(&path).unwrap();
@@ -208,7 +212,7 @@ fn uninstall_after_the_user_edited_the_file_removes_only_our_hooks() {
         );
         fs::write(&path, &edited).unwrap();
 
-        let outcome = install::uninstall(host, &path, program()).unwrap();
+        let outcome = install::uninstall(host, file(host), &path, program()).unwrap();
         assert_eq!(outcome.action, Action::Removed, "{original:?}");
         assert_eq!(fs::read_to_string(backup_path(&path)).unwrap(), edited);
         let text = fs::read_to_string(&path).unwrap();
@@ -242,11 +246,13 @@ fn install_replaces_a_stale_registration_instead_of_adding_a_second() {
     let path = project.settings(Host::ClaudeCode);
     install::install(
         Host::ClaudeCode,
+        file(Host::ClaudeCode),
         &path,
         Path::new("/old/place/jev-preflight"),
     )
     .unwrap();
-    let outcome = install::install(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::Added);
     let settings = read_json(&path);
     assert_has_our_hooks(Host::ClaudeCode, &settings);
@@ -260,7 +266,8 @@ fn uninstall_removes_a_handler_from_a_group_it_shares_with_others() {
     );
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, original.as_bytes());
-    let outcome = install::uninstall(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::Removed);
     assert_eq!(
         read_json(&path),
@@ -272,13 +279,15 @@ fn uninstall_removes_a_handler_from_a_group_it_shares_with_others() {
 fn uninstall_without_our_hooks_writes_nothing() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let outcome = install::uninstall(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::NotInstalled);
     assert!(project.inventory().is_empty());
 
     project.write(Host::ClaudeCode, ODD_FILES[9].as_bytes());
     let before = project.inventory();
-    let outcome = install::uninstall(Host::ClaudeCode, &path, program()).unwrap();
+    let outcome =
+        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(outcome.action, Action::NotInstalled);
     assert_eq!(project.inventory(), before);
 }
@@ -316,7 +325,8 @@ fn broken_settings_are_refused_and_left_untouched() {
         let project = Project::new();
         let path = project.write(Host::ClaudeCode, bytes);
         let before = project.inventory();
-        let err = install::install(Host::ClaudeCode, &path, program()).unwrap_err();
+        let err = install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program())
+            .unwrap_err();
         match &err {
             InstallError::Settings { path: p, source } => {
                 assert_eq!(p, &path);
@@ -330,7 +340,7 @@ fn broken_settings_are_refused_and_left_untouched() {
         assert!(err.hint().is_some());
         assert_eq!(project.inventory(), before, "{bytes:?} was modified");
         // Uninstall refuses the same files (or finds nothing of ours) and writes nothing.
-        match install::uninstall(Host::ClaudeCode, &path, program()) {
+        match install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()) {
             Ok(outcome) => assert_eq!(outcome.action, Action::NotInstalled),
             Err(err) => assert!(matches!(err, InstallError::Settings { .. }), "{err:?}"),
         }
@@ -346,7 +356,8 @@ fn broken_settings_are_refused_and_left_untouched() {
 fn comment_refusal_explains_what_to_do() {
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  // hi\n}\n");
-    let err = install::install(Host::ClaudeCode, &path, program()).unwrap_err();
+    let err =
+        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -361,7 +372,13 @@ fn comment_refusal_explains_what_to_do() {
 fn relative_program_path_is_refused() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let err = install::install(Host::ClaudeCode, &path, Path::new("jev-preflight")).unwrap_err();
+    let err = install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        Path::new("jev-preflight"),
+    )
+    .unwrap_err();
     assert!(matches!(err, InstallError::Program(_)), "{err:?}");
     assert!(project.inventory().is_empty());
 }
@@ -372,7 +389,7 @@ fn codex_handlers_are_shell_commands() {
     let project = Project::new();
     let path = project.settings(Host::Codex);
     let program = Path::new("/home/o'neil/my tools/jev-preflight");
-    install::install(Host::Codex, &path, program).unwrap();
+    install::install(Host::Codex, file(Host::Codex), &path, program).unwrap();
     let settings = read_json(&path);
     let command = r"'/home/o'\''neil/my tools/jev-preflight' hook";
     assert_eq!(
@@ -394,13 +411,13 @@ fn codex_handlers_are_shell_commands() {
         "/home/o'neil/my tools/jev-preflight\nhook\n"
     );
     assert_eq!(
-        install::install(Host::Codex, &path, program)
+        install::install(Host::Codex, file(Host::Codex), &path, program)
             .unwrap()
             .action,
         Action::AlreadyInstalled
     );
     assert_eq!(
-        install::uninstall(Host::Codex, &path, program)
+        install::uninstall(Host::Codex, file(Host::Codex), &path, program)
             .unwrap()
             .action,
         Action::Deleted
@@ -413,13 +430,13 @@ fn claude_and_codex_registrations_do_not_touch_each_other() {
     // uninstall removes only its own handlers.
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  \"x\": 1\n}\n");
-    install::install(Host::ClaudeCode, &path, program()).unwrap();
-    install::install(Host::Codex, &path, program()).unwrap();
-    install::uninstall(Host::Codex, &path, program()).unwrap();
+    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    install::install(Host::Codex, file(Host::Codex), &path, program()).unwrap();
+    install::uninstall(Host::Codex, file(Host::Codex), &path, program()).unwrap();
     let settings = read_json(&path);
     assert_has_our_hooks(Host::ClaudeCode, &settings);
     assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
-    install::uninstall(Host::ClaudeCode, &path, program()).unwrap();
+    install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"x\": 1\n}\n");
 }
 
@@ -436,7 +453,7 @@ fn a_symlinked_settings_file_stays_a_symlink_and_keeps_its_mode() {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&real, &path).unwrap();
 
-    install::install(Host::ClaudeCode, &path, program()).unwrap();
+    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert!(
         fs::symlink_metadata(&path)
             .unwrap()
@@ -449,7 +466,7 @@ fn a_symlinked_settings_file_stays_a_symlink_and_keeps_its_mode() {
         0o600
     );
 
-    install::uninstall(Host::ClaudeCode, &path, program()).unwrap();
+    install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert!(
         fs::symlink_metadata(&path)
             .unwrap()
@@ -466,8 +483,8 @@ fn user_scope_writes_under_the_given_home_only() {
         home: home.dir.path().to_owned(),
         config_dir: None,
     };
-    let path = settings_path(Host::ClaudeCode, &scope);
-    install::install(Host::ClaudeCode, &path, program()).unwrap();
+    let path = Host::ClaudeCode.settings_path(&scope);
+    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     let files: Vec<PathBuf> = home.inventory().into_iter().map(|(p, _)| p).collect();
     assert_eq!(files, vec![home.dir.path().join(".claude/settings.json")]);
 }
@@ -479,7 +496,7 @@ fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
         Host::Gemini,
         b"{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n",
     );
-    install::install(Host::Gemini, &path, program()).unwrap();
+    install::install(Host::Gemini, file(Host::Gemini), &path, program()).unwrap();
     let settings = read_json(&path);
     let handler = |timeout: u64| json!({"type": "command", "name": "jev-preflight", "command": format!("'{PROGRAM}' hook"), "timeout": timeout});
     assert_eq!(
@@ -494,9 +511,9 @@ fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
         })
     );
     // A Claude Code registration in the same file is another host's, and stays.
-    install::install(Host::ClaudeCode, &path, program()).unwrap();
+    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
     assert_eq!(
-        install::uninstall(Host::Gemini, &path, program())
+        install::uninstall(Host::Gemini, file(Host::Gemini), &path, program())
             .unwrap()
             .action,
         Action::Removed
@@ -523,7 +540,8 @@ fn assert_keeps(before: &Value, after: &Value, context: &str) {
 }
 
 fn assert_has_our_hooks(host: Host, settings: &Value) {
-    for &(event, timeout) in host.events() {
+    for &(event, timeout) in host.registered() {
+        let event = host.event_name(event);
         let groups = settings["hooks"][event].as_array().unwrap();
         let ours: Vec<&Value> = groups
             .iter()
@@ -543,12 +561,15 @@ fn assert_has_our_hooks(host: Host, settings: &Value) {
                 assert_eq!(ours[0]["command"], json!(format!("'{PROGRAM}' hook")));
                 assert_eq!(ours[0]["name"], json!("jev-preflight"));
             }
+            other => unreachable!("{other:?} is checked by its own test"),
         }
     }
 }
 
 mod properties {
-    use jev_preflight::cmd::install::{Host, add_hooks, remove_hooks};
+    use super::file;
+    use jev_preflight::cmd::install::{add_hooks, remove_hooks};
+    use jev_preflight::host::Host;
     use proptest::prelude::*;
     use serde::Serialize;
     use serde_json::{Map, Value};
@@ -661,12 +682,16 @@ mod properties {
         fn install_is_idempotent_and_removal_inverts_it(
             value in settings(),
             style in 0u8..5,
-            host in prop_oneof![Just(Host::ClaudeCode), Just(Host::Codex), Just(Host::Gemini)],
+            host in prop_oneof![
+                Just(Host::ClaudeCode), Just(Host::Codex), Just(Host::Gemini), Just(Host::Qwen),
+                Just(Host::Droid), Just(Host::Cursor), Just(Host::VsCode), Just(Host::Copilot),
+            ],
         ) {
-            let managed: Vec<&str> = host.events().iter().map(|(e, _)| *e).collect();
+            let managed: Vec<&str> =
+                host.registered().iter().map(|&(e, _)| host.event_name(e)).collect();
             let text = render(&value, style);
             let program = "/usr/local/bin/jev-preflight";
-            let added = add_hooks(text.as_bytes(), host, program).unwrap().unwrap();
+            let added = add_hooks(text.as_bytes(), host, file(host), program).unwrap().unwrap();
             let parsed: Value = serde_json::from_str(&added).unwrap();
             // Every other setting is kept.
             for (key, v) in value.as_object().unwrap() {
@@ -678,9 +703,9 @@ mod properties {
                 let old = list.as_array().unwrap();
                 prop_assert_eq!(&parsed["hooks"][event].as_array().unwrap()[..old.len()], &old[..]);
             }
-            prop_assert_eq!(add_hooks(added.as_bytes(), host, program).unwrap(), None);
+            prop_assert_eq!(add_hooks(added.as_bytes(), host, file(host), program).unwrap(), None);
 
-            let removed = remove_hooks(added.as_bytes(), host).unwrap().unwrap();
+            let removed = remove_hooks(added.as_bytes(), file(host)).unwrap().unwrap();
             let back: Value = serde_json::from_str(&removed).unwrap();
             prop_assert_eq!(&back, &simplify(value.clone(), &managed));
             // Exactly the original bytes unless a container that only we filled had to go.
@@ -694,4 +719,169 @@ mod properties {
             }
         }
     }
+}
+
+/// Every host, both scopes: from no file to our hooks and back to no file, and from a file
+/// with the user's own settings and hooks back to exactly its bytes.
+#[test]
+fn every_host_round_trips_byte_exact_in_both_scopes() {
+    use jev_preflight::host::ALL;
+    for host in ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let scopes = [
+            Scope::Project {
+                root: dir.path().join("repo"),
+            },
+            Scope::User {
+                home: dir.path().join("home"),
+                config_dir: None,
+            },
+        ];
+        for scope in scopes {
+            let shape = host.hook_file(&scope);
+            let path = host.settings_path(&scope);
+            let name = format!("{} {}", host.name(), path.display());
+            let added = install::install(host, shape, &path, program()).unwrap();
+            assert_eq!(added.action, Action::Created, "{name}");
+            let again = install::install(host, shape, &path, program()).unwrap();
+            assert_eq!(again.action, Action::AlreadyInstalled, "{name}");
+            let removed = install::uninstall(host, shape, &path, program()).unwrap();
+            assert_eq!(removed.action, Action::Deleted, "{name}");
+            assert!(!path.exists(), "{name}");
+            if host.hook_file(&scope).ours_alone {
+                continue;
+            }
+            // The user's own file: other settings and another tool's hook on our events.
+            let own = user_file(host, &scope);
+            fs::write(&path, &own).unwrap();
+            install::install(host, shape, &path, program()).unwrap();
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(text.contains("jev-preflight"), "{name}: {text}");
+            assert!(text.contains("notify.sh"), "{name}: {text}");
+            let removed = install::uninstall(host, shape, &path, program()).unwrap();
+            assert_eq!(removed.action, Action::Restored, "{name}");
+            assert_eq!(fs::read(&path).unwrap(), own.as_bytes(), "{name}");
+            // Edited after install: our handlers are cut out, the edit stays.
+            install::install(host, shape, &path, program()).unwrap();
+            let edited = fs::read_to_string(&path)
+                .unwrap()
+                .replacen("notify.sh", "notify2.sh", 1);
+            fs::write(&path, &edited).unwrap();
+            let removed = install::uninstall(host, shape, &path, program()).unwrap();
+            assert_eq!(removed.action, Action::Removed, "{name}");
+            assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                own.replacen("notify.sh", "notify2.sh", 1),
+                "{name}"
+            );
+            fs::remove_file(backup_path(&path)).unwrap();
+        }
+    }
+}
+
+/// A settings file of `host`'s shape holding another tool's hook on each of our events.
+fn user_file(host: Host, scope: &Scope) -> String {
+    use jev_preflight::host::{Container, Nesting};
+    let shape = host.hook_file(scope);
+    let other = match shape.nesting {
+        Nesting::Grouped => json!([{"hooks": [{"type": "command", "command": "notify.sh"}]}]),
+        Nesting::Flat => json!([{"type": "command", "command": "notify.sh", "bash": "notify.sh"}]),
+    };
+    let mut events = serde_json::Map::new();
+    for &(event, _) in host.registered() {
+        events.insert(host.event_name(event).to_owned(), other.clone());
+    }
+    let root = match shape.container {
+        Container::Root => Value::Object(events),
+        Container::Hooks { .. } => json!({"theme": "dark", "hooks": events}),
+    };
+    format!("{}\n", serde_json::to_string_pretty(&root).unwrap())
+}
+
+/// What install writes for the hosts added beside Claude Code, Codex and Gemini, in the
+/// form each host's documentation gives (see `src/host/mod.rs`).
+#[test]
+fn new_hosts_get_handlers_in_their_own_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let scope = Scope::Project {
+        root: dir.path().to_owned(),
+    };
+    let written = |host: Host| -> Value {
+        let path = host.settings_path(&scope);
+        install::install(host, host.hook_file(&scope), &path, program()).unwrap();
+        read_json(&path)
+    };
+    let q = |args: &str| format!("'{PROGRAM}' hook {args}");
+    assert_eq!(
+        written(Host::Copilot),
+        json!({"version": 1, "hooks": {
+            "userPromptSubmitted": [{"type": "command", "bash": q("--host copilot user-prompt-submit"),
+                "powershell": format!("& '{PROGRAM}' 'hook' '--host' 'copilot' 'user-prompt-submit'"), "timeoutSec": 30}],
+            "agentStop": [{"type": "command", "bash": q("--host copilot stop"),
+                "powershell": format!("& '{PROGRAM}' 'hook' '--host' 'copilot' 'stop'"), "timeoutSec": 60}],
+            "sessionEnd": [{"type": "command", "bash": q("--host copilot session-end"),
+                "powershell": format!("& '{PROGRAM}' 'hook' '--host' 'copilot' 'session-end'"), "timeoutSec": 5}],
+        }})
+    );
+    assert_eq!(
+        written(Host::Cursor),
+        json!({"version": 1, "hooks": {
+            "beforeSubmitPrompt": [{"command": q("--host cursor"), "timeout": 30}],
+            "stop": [{"command": q("--host cursor"), "timeout": 60, "loop_limit": 1}],
+        }})
+    );
+    let exec = |timeout: u64, host: &str| json!([{"hooks": [{"type": "command", "command": PROGRAM, "args": ["hook", "--host", host], "timeout": timeout}]}]);
+    assert_eq!(
+        written(Host::Qwen),
+        json!({"hooks": {"UserPromptSubmit": exec(30, "qwen"), "Stop": exec(60, "qwen"), "SessionEnd": exec(5, "qwen")}})
+    );
+    let shell = |timeout: u64, host: &str| json!([{"hooks": [{"type": "command", "command": q(&format!("--host {host}")), "timeout": timeout}]}]);
+    assert_eq!(
+        written(Host::Droid),
+        json!({"hooks": {"UserPromptSubmit": shell(30, "droid"), "Stop": shell(60, "droid"), "SessionEnd": shell(5, "droid")}})
+    );
+    assert_eq!(
+        written(Host::Devin),
+        json!({"UserPromptSubmit": shell(30, "devin"), "Stop": shell(60, "devin"), "SessionEnd": shell(5, "devin")})
+    );
+    let flat = |timeout: u64| json!([{"type": "command", "command": q("--host vscode"), "timeout": timeout}]);
+    assert_eq!(
+        written(Host::VsCode),
+        json!({"hooks": {"UserPromptSubmit": flat(30), "Stop": flat(60), "SessionEnd": flat(5)}})
+    );
+    // OpenCode: a plugin file; one the user wrote under that name is refused, untouched.
+    let path = Host::OpenCode.settings_path(&scope);
+    install::install(
+        Host::OpenCode,
+        Host::OpenCode.hook_file(&scope),
+        &path,
+        program(),
+    )
+    .unwrap();
+    let plugin = fs::read_to_string(&path).unwrap();
+    assert!(
+        plugin.contains(&format!("const PROGRAM = \"{PROGRAM}\";")),
+        "{plugin}"
+    );
+    fs::write(&path, "export const Mine = async () => ({});\n").unwrap();
+    let err = install::install(
+        Host::OpenCode,
+        Host::OpenCode.hook_file(&scope),
+        &path,
+        program(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, InstallError::NotOurs { .. }), "{err}");
+    let err = install::uninstall(
+        Host::OpenCode,
+        Host::OpenCode.hook_file(&scope),
+        &path,
+        program(),
+    )
+    .unwrap_err();
+    assert!(err.hint().unwrap().contains("move"), "{err}");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "export const Mine = async () => ({});\n"
+    );
 }

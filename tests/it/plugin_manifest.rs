@@ -85,7 +85,10 @@ fn hooks_run_the_launcher_in_exec_form_within_host_limits() {
         assert_eq!(handlers.len(), 1, "{event}");
         let h = &handlers[0];
         assert_eq!(h["type"], "command");
-        assert_eq!(h["command"], "${CLAUDE_PLUGIN_ROOT}/scripts/run", "{event}");
+        assert_eq!(
+            h["command"], "${CLAUDE_PLUGIN_ROOT}/bin/jev-preflight",
+            "{event}"
+        );
         assert_eq!(h["args"], serde_json::json!(["hook"]), "{event}");
         assert!(
             !h.to_string().contains("user_config"),

@@ -24,7 +24,7 @@ const TREE_FILES: [&str; 7] = [
     "Cargo.toml",
     ".claude-plugin/plugin.json",
     ".claude-plugin/marketplace.json",
-    "scripts/run",
+    "bin/jev-preflight",
     "README.md",
     "LICENSE",
     "CHANGELOG.md",
@@ -234,21 +234,21 @@ fn entries_are_sorted_with_fixed_metadata_and_verified_binaries() {
     assert_eq!(names, tar_names);
     for want in [
         ".claude-plugin/plugin.json",
-        "scripts/run",
+        "bin/jev-preflight",
         "README.md",
         "LICENSE",
         "CHANGELOG.md",
         "bin/SHA256SUMS",
         "bin/windows-x86_64/jev-preflight.exe",
+        // What Windows runs for the hooks' extensionless `bin/jev-preflight`.
+        "bin/jev-preflight.exe",
         "bin/macos-aarch64/jev-preflight",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
     // The marketplace pins the archive, so the archive cannot contain it.
     assert!(!names.contains(&".claude-plugin/marketplace.json"));
-    let executable = |name: &str| {
-        name.ends_with('/') || name == "scripts/run" || name.contains("/jev-preflight")
-    };
+    let executable = |name: &str| name.ends_with('/') || name.contains("/jev-preflight");
     for e in zip {
         let name = e["name"].as_str().unwrap();
         let kind = if name.ends_with('/') {
@@ -289,12 +289,14 @@ fn entries_are_sorted_with_fixed_metadata_and_verified_binaries() {
     }
     // The launcher's manifest lists every binary with its digest.
     let sums = info["sums"].as_str().unwrap();
-    assert_eq!(sums.lines().count(), 6, "{sums}");
+    assert_eq!(sums.lines().count(), 7, "{sums}");
     let exe = fs::read(tree.bins.join("windows-x86_64/jev-preflight.exe")).unwrap();
-    assert!(sums.contains(&format!(
-        "{}  windows-x86_64/jev-preflight.exe\n",
-        sha256_hex(&exe)
-    )));
+    for name in ["windows-x86_64/jev-preflight.exe", "jev-preflight.exe"] {
+        assert!(
+            sums.contains(&format!("{}  {name}\n", sha256_hex(&exe))),
+            "{name}: {sums}"
+        );
+    }
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! Registering jev-preflight's hooks in a host's settings file, and removing them again.
 //!
-//! For people who do not use the plugin marketplace, `jev-preflight install` writes three
-//! command hooks that run this binary with the argument `hook`: `UserPromptSubmit`, `Stop` and
-//! `SessionEnd` into Claude Code's `.claude/settings.json` or Codex CLI's `.codex/hooks.json`,
-//! and `BeforeAgent`, `AfterAgent` and `SessionEnd` into Gemini CLI's `.gemini/settings.json`
-//! (project or user scope each).
+//! For people who do not use the plugin marketplace, `jev-preflight install` registers command
+//! hooks that run this binary with the argument `hook` in the file the host reads (project or
+//! user scope): Claude Code's `.claude/settings.json`, Codex CLI's `.codex/hooks.json`, Gemini
+//! CLI's `.gemini/settings.json`, and the files of the other hosts [`Host`] knows. Which file,
+//! which events, what a handler looks like: all of that is [`Host`]'s; this module only edits.
 //!
 //! The settings file is the user's: every other setting, its key order, indentation, line
 //! endings and unicode are kept, because edits are text splices (see [`edit`]) rather than a
@@ -13,12 +13,16 @@
 //! file next to it as `<name>.jev-preflight.bak`. Install is idempotent, and uninstall removes
 //! exactly what install added: when the file is still what install wrote, the backup's bytes
 //! come back verbatim; otherwise our handlers are cut out of the text, which is the exact
-//! inverse of how they were spliced in.
+//! inverse of how they were spliced in. A file install created and that holds nothing else is
+//! deleted. The plugin hosts (OpenCode, Kilo Code) get a plugin file of ours, see [`plugin`].
 //!
-//! Nothing here reads the environment: the caller passes the binary's path and the home dir.
+//! Nothing here reads the environment: the caller passes the binary's path and the file.
 
 mod edit;
+mod plugin;
 
+use crate::hook::event::EventName;
+use crate::host::{Command, Container, HookFile, Host, Nesting};
 use crate::state::{self, fs::Durability, fs::FsError};
 use std::fs;
 use std::io;
@@ -27,107 +31,12 @@ use std::path::{Path, PathBuf};
 pub use edit::EditError;
 use edit::{Addition, Node, Splice, Style, Value};
 
-/// The argument our hook handlers pass to the binary.
-pub const HOOK_ARG: &str = "hook";
 /// Suffix of the backup kept next to an edited settings file.
 pub const BACKUP_SUFFIX: &str = ".jev-preflight.bak";
-const BINARY_NAMES: [&str; 2] = ["jev-preflight", "jev-preflight.exe"];
 /// The `name` of our handlers in Gemini's settings.
 const GEMINI_NAME: &str = "jev-preflight";
-
-/// Which agent's settings to edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Host {
-    /// Claude Code: `.claude/settings.json`, exec-form handlers (`command` + `args`).
-    ClaudeCode,
-    /// Codex CLI: `.codex/hooks.json`, shell-form handlers (Codex runs `command` in a shell).
-    Codex,
-    /// Gemini CLI: `.gemini/settings.json`, shell-form handlers with a `name`, timeouts in
-    /// milliseconds.
-    Gemini,
-}
-
-impl Host {
-    /// The events we register with each handler's timeout, in the host's unit (seconds;
-    /// milliseconds for Gemini).
-    ///
-    /// The prompt hook keeps Claude Code's own 30 s default; the end-of-turn hook may wait on
-    /// a scorer over the network; SessionEnd only removes private files, and a settings-file
-    /// timeout raises Claude Code's shared 1.5 s SessionEnd budget, so a few seconds leave
-    /// room on slow disks. Codex clamps SessionEnd hooks to 3 s (and older Codex versions
-    /// ignore the event); Gemini does not wait for SessionEnd hooks at all.
-    pub fn events(self) -> &'static [(&'static str, u64)] {
-        match self {
-            Host::ClaudeCode => &[("UserPromptSubmit", 30), ("Stop", 60), ("SessionEnd", 5)],
-            Host::Codex => &[("UserPromptSubmit", 30), ("Stop", 60), ("SessionEnd", 3)],
-            Host::Gemini => &[
-                ("BeforeAgent", 30_000),
-                ("AfterAgent", 60_000),
-                ("SessionEnd", 5_000),
-            ],
-        }
-    }
-
-    fn config_dir_name(self) -> &'static str {
-        match self {
-            Host::ClaudeCode => ".claude",
-            Host::Codex => ".codex",
-            Host::Gemini => ".gemini",
-        }
-    }
-
-    fn file_name(self) -> &'static str {
-        match self {
-            Host::ClaudeCode | Host::Gemini => "settings.json",
-            Host::Codex => "hooks.json",
-        }
-    }
-
-    /// What the user must still do before the host runs the hooks, when the host asks for
-    /// review first (seen in Codex CLI 0.171.0 and Gemini CLI 0.61.0).
-    pub fn next_step(self, scope: &Scope) -> Option<&'static str> {
-        match (self, scope) {
-            (Host::ClaudeCode, _) => None,
-            (Host::Codex, Scope::Project { .. }) => Some(
-                "Codex runs project hooks only once you trust the project and review the hooks: run `codex` here, trust the project, then approve the jev-preflight hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
-            ),
-            (Host::Codex, Scope::User { .. }) => Some(
-                "Codex runs new hooks only after review: run `codex` and approve the jev-preflight hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
-            ),
-            (Host::Gemini, _) => Some(
-                "Gemini CLI runs settings hooks only in a trusted folder: trust the project folder when `gemini` asks (headless runs refuse an untrusted folder)",
-            ),
-        }
-    }
-}
-
-/// Where to register the hooks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    /// One project: `<root>/.claude/settings.json`, `<root>/.codex/hooks.json` or
-    /// `<root>/.gemini/settings.json`.
-    Project { root: PathBuf },
-    /// Every project of this user: the same files under `<home>`, unless `config_dir`
-    /// overrides the host's directory (the caller passes `CLAUDE_CONFIG_DIR` for Claude Code,
-    /// `CODEX_HOME` for Codex, `$GEMINI_CLI_HOME/.gemini` for Gemini, when set).
-    User {
-        home: PathBuf,
-        config_dir: Option<PathBuf>,
-    },
-}
-
-/// The settings file `host` reads for `scope`.
-pub fn settings_path(host: Host, scope: &Scope) -> PathBuf {
-    let dir = match scope {
-        Scope::Project { root } => root.join(host.config_dir_name()),
-        Scope::User {
-            config_dir: Some(dir),
-            ..
-        } => dir.clone(),
-        Scope::User { home, .. } => home.join(host.config_dir_name()),
-    };
-    dir.join(host.file_name())
-}
+/// Cursor's per-hook cap on follow-ups: ours asks at most once per prompt.
+const CURSOR_LOOP_LIMIT: u64 = 1;
 
 /// The backup kept next to `settings`.
 pub fn backup_path(settings: &Path) -> PathBuf {
@@ -206,6 +115,8 @@ pub enum InstallError {
     Settings { path: PathBuf, source: EditError },
     #[error("could not write `{}`: {source}", path.display())]
     Write { path: PathBuf, source: io::Error },
+    #[error("refusing to touch `{}`: jev-preflight did not write it", path.display())]
+    NotOurs { path: PathBuf },
 }
 
 impl InstallError {
@@ -216,6 +127,10 @@ impl InstallError {
                 "run the installed `jev-preflight` binary itself, not through a relative path"
                     .to_owned(),
             ),
+            InstallError::NotOurs { path } => Some(format!(
+                "move `{}` away if it is an older copy of the jev-preflight plugin, then run this again",
+                path.display()
+            )),
             InstallError::Read { .. } | InstallError::Write { .. } => {
                 Some("check that the file and its directory exist and are writable".to_owned())
             }
@@ -237,13 +152,21 @@ impl InstallError {
     }
 }
 
-/// Registers the hooks of `host` in `settings`, running `program` (the absolute path of the
-/// running `jev-preflight` binary).
-pub fn install(host: Host, settings: &Path, program: &Path) -> Result<Outcome, InstallError> {
+/// Registers the hooks of `host` in `settings` (a file of the shape `file`), running
+/// `program` (the absolute path of the running `jev-preflight` binary).
+pub fn install(
+    host: Host,
+    file: HookFile,
+    settings: &Path,
+    program: &Path,
+) -> Result<Outcome, InstallError> {
     let program = program_str(program)?;
+    if file.command == Command::Plugin {
+        return plugin::install(host, settings, program);
+    }
     let target = resolve_symlink(settings);
     let current = read_optional(&target)?;
-    let edited = add_hooks(current.as_deref().unwrap_or_default(), host, program)
+    let edited = add_hooks(current.as_deref().unwrap_or_default(), host, file, program)
         .map_err(|source| settings_error(settings, source))?;
     let Some(edited) = edited else {
         return Ok(outcome(Action::AlreadyInstalled, settings, None));
@@ -267,12 +190,20 @@ pub fn install(host: Host, settings: &Path, program: &Path) -> Result<Outcome, I
 
 /// Removes what [`install`] added to `settings`; `program` is the running binary, used to
 /// recognise a file that is still exactly what install wrote.
-pub fn uninstall(host: Host, settings: &Path, program: &Path) -> Result<Outcome, InstallError> {
+pub fn uninstall(
+    host: Host,
+    file: HookFile,
+    settings: &Path,
+    program: &Path,
+) -> Result<Outcome, InstallError> {
+    if file.command == Command::Plugin {
+        return plugin::uninstall(settings);
+    }
     let target = resolve_symlink(settings);
     let Some(current) = read_optional(&target)? else {
         return Ok(outcome(Action::NotInstalled, settings, None));
     };
-    let edited = remove_hooks(&current, host).map_err(|source| settings_error(settings, source))?;
+    let edited = remove_hooks(&current, file).map_err(|source| settings_error(settings, source))?;
     let Some(edited) = edited else {
         return Ok(outcome(Action::NotInstalled, settings, None));
     };
@@ -282,20 +213,39 @@ pub fn uninstall(host: Host, settings: &Path, program: &Path) -> Result<Outcome,
     // also covers the few edits that text surgery cannot invert (an empty `[]` or `{}` that
     // install filled in, say).
     if let (Ok(program), Ok(Some(original))) = (program_str(program), read_optional(&backup))
-        && let Ok(Some(installed)) = add_hooks(&original, host, program)
+        && let Ok(Some(installed)) = add_hooks(&original, host, file, program)
         && installed.as_bytes() == current.as_slice()
     {
         write_atomic(&target, &original, Some(&target))?;
         return Ok(outcome(Action::Restored, settings, None));
     }
     // Install created this file and nothing else was ever added to it.
-    if edited == format!("{{}}{}", Style::detect(&edited, None).newline) && !backup.exists() {
+    if edited == skeleton(file, Style::detect(&edited, None).newline) && !backup.exists() {
         fs::remove_file(&target).map_err(|source| write_error(&target, source))?;
         return Ok(outcome(Action::Deleted, settings, None));
     }
     write_atomic(&backup, &current, Some(&target))?;
     write_atomic(&target, edited.as_bytes(), Some(&target))?;
     Ok(outcome(Action::Removed, settings, Some(backup)))
+}
+
+/// Whether a handler of ours (or, for the plugin hosts, our plugin file) is registered in
+/// `settings`, a file of the shape `file`; any binary path counts. A missing file holds none.
+pub fn installed(file: HookFile, settings: &Path) -> Result<bool, InstallError> {
+    let Some(bytes) = read_optional(&resolve_symlink(settings))? else {
+        return Ok(false);
+    };
+    if file.command == Command::Plugin {
+        return Ok(bytes.starts_with(plugin::MARKER.as_bytes()));
+    }
+    let found = std::str::from_utf8(&bytes)
+        .map_err(|_| EditError::NotUtf8)
+        .and_then(parse_root)
+        .and_then(|root| match root {
+            Some(root) => Ok(!our_handlers(&root, file)?.is_empty()),
+            None => Ok(false),
+        });
+    found.map_err(|source| settings_error(settings, source))
 }
 
 fn outcome(action: Action, path: &Path, backup: Option<PathBuf>) -> Outcome {
@@ -366,27 +316,95 @@ fn write_atomic(path: &Path, bytes: &[u8], mode_from: Option<&Path>) -> Result<(
     })
 }
 
-/// The handler install writes for `host`.
-fn handler(host: Host, program: &str, timeout: u64) -> Value {
-    let command = |c: String| ("command".to_owned(), Value::String(c));
-    let mut members = vec![("type".to_owned(), Value::String("command".to_owned()))];
-    match host {
-        Host::ClaudeCode => {
-            members.push(command(program.to_owned()));
-            members.push((
-                "args".to_owned(),
-                Value::Array(vec![Value::String(HOOK_ARG.to_owned())]),
-            ));
+/// The handler install writes for `host`'s `event`.
+fn handler(host: Host, file: HookFile, program: &str, event: EventName, timeout: u64) -> Value {
+    let string = |s: &str| Value::String(s.to_owned());
+    let member = |k: &str, v: Value| (k.to_owned(), v);
+    let args = host.hook_args(event);
+    let line = std::iter::once(program.to_owned())
+        .chain(args.iter().cloned())
+        .map(|w| shell_quote(&w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let type_command = member("type", string("command"));
+    let members = match file.command {
+        Command::Exec => vec![
+            type_command,
+            member("command", string(program)),
+            member(
+                "args",
+                Value::Array(args.iter().map(|a| string(a)).collect()),
+            ),
+            member("timeout", Value::Number(timeout)),
+        ],
+        Command::Shell => vec![
+            type_command,
+            member("command", Value::String(line)),
+            member("timeout", Value::Number(timeout)),
+        ],
+        // Gemini shows the name in its hook list and messages instead of the command.
+        Command::NamedShell => vec![
+            type_command,
+            member("name", string(GEMINI_NAME)),
+            member("command", Value::String(line)),
+            member("timeout", Value::Number(timeout)),
+        ],
+        Command::BashAndPowershell => vec![
+            type_command,
+            member("bash", Value::String(line)),
+            member("powershell", Value::String(powershell_line(program, &args))),
+            member("timeoutSec", Value::Number(timeout)),
+        ],
+        Command::Cursor => {
+            let mut members = vec![
+                member("command", Value::String(line)),
+                member("timeout", Value::Number(timeout)),
+            ];
+            if event == EventName::Stop {
+                members.push(member("loop_limit", Value::Number(CURSOR_LOOP_LIMIT)));
+            }
+            members
         }
-        Host::Codex => members.push(command(format!("{} {HOOK_ARG}", shell_quote(program)))),
-        Host::Gemini => {
-            // Gemini shows the name in its hook list and messages instead of the command.
-            members.push(("name".to_owned(), Value::String(GEMINI_NAME.to_owned())));
-            members.push(command(format!("{} {HOOK_ARG}", shell_quote(program))));
+        Command::Plugin => unreachable!("plugin hosts get a plugin file, not handlers"),
+    };
+    Value::Object(members)
+}
+
+/// `program` and `args` as a PowerShell command line (`& 'C:\x\jev-preflight.exe' hook …`).
+fn powershell_line(program: &str, args: &[String]) -> String {
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    std::iter::once(format!("& {}", quote(program)))
+        .chain(args.iter().map(|a| quote(a)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words of a PowerShell line [`powershell_line`] wrote; `None` for anything else.
+fn powershell_words(s: &str) -> Option<Vec<String>> {
+    let rest = s.strip_prefix("& ")?;
+    let mut words = Vec::new();
+    let mut chars = rest.chars().peekable();
+    loop {
+        match chars.next() {
+            None => return Some(words),
+            Some(' ') => continue,
+            Some('\'') => {
+                let mut w = String::new();
+                loop {
+                    match chars.next()? {
+                        '\'' if chars.peek() == Some(&'\'') => {
+                            chars.next();
+                            w.push('\'');
+                        }
+                        '\'' => break,
+                        c => w.push(c),
+                    }
+                }
+                words.push(w);
+            }
+            Some(_) => return None,
         }
     }
-    members.push(("timeout".to_owned(), Value::Number(timeout)));
-    Value::Object(members)
 }
 
 fn group(handler: Value) -> Value {
@@ -451,38 +469,45 @@ fn shell_words(s: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-fn is_our_binary(path: &str) -> bool {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    BINARY_NAMES.contains(&name)
+/// Whether `words` (a command line split into words) run our binary as a hook.
+fn runs_our_hook(words: Option<Vec<String>>) -> bool {
+    matches!(words.as_deref(), Some([bin, args @ ..])
+        if crate::host::is_our_binary(bin) && crate::host::is_our_hook_args(args))
 }
 
-/// Whether a handler is one that install writes for `host` (with any binary path, so that
-/// a moved binary's hooks are still recognised).
-fn is_ours(host: Host, handler: &Node) -> bool {
-    if handler.get("type").and_then(Node::as_str) != Some("command") {
+/// Whether a handler is one that install writes in files of this shape (with any binary
+/// path and host hint, so that a moved binary's hooks are still recognised).
+fn is_ours(command: Command, handler: &Node) -> bool {
+    let text = |key: &str| handler.get(key).and_then(Node::as_str);
+    if command != Command::Cursor && text("type") != Some("command") {
         return false;
     }
-    let Some(command) = handler.get("command").and_then(Node::as_str) else {
-        return false;
-    };
-    match host {
-        Host::ClaudeCode => {
-            let args = handler.get("args").and_then(Node::elements);
-            is_our_binary(command) && matches!(args, Some([arg]) if arg.as_str() == Some(HOOK_ARG))
+    match command {
+        Command::Exec => {
+            let args = handler.get("args").and_then(Node::elements).map(|args| {
+                args.iter()
+                    .map(|a| a.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+            });
+            matches!((text("command"), args), (Some(bin), Some(Some(args)))
+                if crate::host::is_our_binary(bin) && crate::host::is_our_hook_args(&args))
         }
-        Host::Codex | Host::Gemini => {
-            handler.get("args").is_none()
-                && matches!(shell_words(command).as_deref(),
-                    Some([bin, arg]) if is_our_binary(bin) && arg == HOOK_ARG)
+        Command::Shell | Command::NamedShell | Command::Cursor => {
+            handler.get("args").is_none() && runs_our_hook(text("command").and_then(shell_words))
         }
+        Command::BashAndPowershell => {
+            runs_our_hook(text("bash").and_then(shell_words))
+                || runs_our_hook(text("powershell").and_then(powershell_words))
+        }
+        Command::Plugin => false,
     }
 }
 
-/// Where one handler sits: event member, group element, handler element.
+/// Where one handler sits: event member, group element (grouped files), handler element.
 #[derive(Debug, Clone, Copy)]
 struct Position {
     event: usize,
-    group: usize,
+    group: Option<usize>,
     handler: usize,
 }
 
@@ -494,42 +519,60 @@ fn expect_object<'a>(node: &'a Node, pointer: &str) -> Result<&'a [edit::Member]
     })
 }
 
-/// The `hooks` object of the root (the last one, as JSON parsers read duplicates).
-fn hooks_object(root: &Node) -> Result<Option<(usize, &Node)>, EditError> {
+/// The object that maps event names to lists: the root's `hooks` (the last one, as JSON
+/// parsers read duplicates), or the root itself.
+fn events_object(root: &Node, file: HookFile) -> Result<Option<(Option<usize>, &Node)>, EditError> {
     expect_object(root, "/")?;
+    if file.container == Container::Root {
+        return Ok(Some((None, root)));
+    }
     let members = root.members().unwrap_or_default();
     let Some(index) = members.iter().rposition(|m| m.key == "hooks") else {
         return Ok(None);
     };
     let hooks = &members[index].value;
     expect_object(hooks, "/hooks")?;
-    Ok(Some((index, hooks)))
+    Ok(Some((Some(index), hooks)))
 }
 
 /// Every handler of ours, in document order.
-fn our_handlers(root: &Node, host: Host) -> Result<Vec<(Position, &Node)>, EditError> {
+fn our_handlers(root: &Node, file: HookFile) -> Result<Vec<(Position, &Node)>, EditError> {
     let mut found = Vec::new();
-    let Some((_, hooks)) = hooks_object(root)? else {
+    let Some((_, events)) = events_object(root, file)? else {
         return Ok(found);
     };
-    for (e, event) in hooks.members().unwrap_or_default().iter().enumerate() {
-        // Other tools' entries may have shapes we do not know; only well-formed groups can
+    for (e, event) in events.members().unwrap_or_default().iter().enumerate() {
+        // Other tools' entries may have shapes we do not know; only well-formed lists can
         // hold a handler of ours.
-        let Some(groups) = event.value.elements() else {
+        let Some(entries) = event.value.elements() else {
             continue;
         };
-        for (g, group) in groups.iter().enumerate() {
-            let Some(handlers) = group.get("hooks").and_then(Node::elements) else {
-                continue;
-            };
-            for (h, handler) in handlers.iter().enumerate() {
-                if is_ours(host, handler) {
-                    let position = Position {
-                        event: e,
-                        group: g,
-                        handler: h,
+        for (g, entry) in entries.iter().enumerate() {
+            match file.nesting {
+                Nesting::Flat => {
+                    if is_ours(file.command, entry) {
+                        let position = Position {
+                            event: e,
+                            group: None,
+                            handler: g,
+                        };
+                        found.push((position, entry));
+                    }
+                }
+                Nesting::Grouped => {
+                    let Some(handlers) = entry.get("hooks").and_then(Node::elements) else {
+                        continue;
                     };
-                    found.push((position, handler));
+                    for (h, handler) in handlers.iter().enumerate() {
+                        if is_ours(file.command, handler) {
+                            let position = Position {
+                                event: e,
+                                group: Some(g),
+                                handler: h,
+                            };
+                            found.push((position, handler));
+                        }
+                    }
                 }
             }
         }
@@ -548,42 +591,52 @@ fn parse_root(text: &str) -> Result<Option<Node>, EditError> {
 /// Adds our hooks to a settings document; `None` when they are already there exactly.
 ///
 /// Stale handlers of ours (another binary path, other timeouts) are replaced.
-pub fn add_hooks(text: &[u8], host: Host, program: &str) -> Result<Option<String>, EditError> {
+pub fn add_hooks(
+    text: &[u8],
+    host: Host,
+    file: HookFile,
+    program: &str,
+) -> Result<Option<String>, EditError> {
     let text = std::str::from_utf8(text).map_err(|_| EditError::NotUtf8)?;
     let Some(root) = parse_root(text)? else {
-        return Ok(Some(new_document(host, program)));
+        return Ok(Some(new_document(host, file, program)));
     };
-    if is_exactly_installed(text, &root, host, program)? {
+    if is_exactly_installed(text, &root, host, file, program)? {
         return Ok(None);
     }
-    let mut text = remove_hooks(text.as_bytes(), host)?.unwrap_or_else(|| text.to_owned());
-    for &(event, timeout) in host.events() {
+    let mut text = remove_hooks(text.as_bytes(), file)?.unwrap_or_else(|| text.to_owned());
+    for &(event, timeout) in host.registered() {
+        let name = host.event_name(event);
         let Some(root) = parse_root(&text)? else {
-            return Ok(Some(new_document(host, program)));
+            return Ok(Some(new_document(host, file, program)));
         };
         let style = Style::detect(&text, Some(&root));
-        let entry = group(handler(host, program, timeout));
-        let splice = match hooks_object(&root)? {
+        let entry = entry(host, file, program, event, timeout);
+        let splice = match events_object(&root, file)? {
             None => {
                 // No `hooks` yet: one member holding every event.
-                let all = hooks_value(host, program);
+                let all = events_value(host, file, program);
                 text = edit::append(&text, &root, Addition::Member("hooks", &all), &style)
                     .apply(&text);
                 break;
             }
-            Some((_, hooks)) => match hooks.get(event) {
+            Some((_, events)) => match events.get(name) {
                 None => edit::append(
                     &text,
-                    hooks,
-                    Addition::Member(event, &group_list(entry)),
+                    events,
+                    Addition::Member(name, &Value::Array(vec![entry])),
                     &style,
                 ),
                 Some(list) if list.elements().is_some() => {
                     edit::append(&text, list, Addition::Element(&entry), &style)
                 }
                 Some(other) => {
+                    let at = match file.container {
+                        Container::Root => format!("/{name}"),
+                        Container::Hooks { .. } => format!("/hooks/{name}"),
+                    };
                     return Err(EditError::Shape {
-                        pointer: format!("/hooks/{event}"),
+                        pointer: at,
                         expected: "an array",
                         found: other.kind_name(),
                     });
@@ -595,28 +648,57 @@ pub fn add_hooks(text: &[u8], host: Host, program: &str) -> Result<Option<String
     Ok(Some(text))
 }
 
-fn group_list(entry: Value) -> Value {
-    Value::Array(vec![entry])
+/// What one event's list gets: the handler, in a group where the file groups them.
+fn entry(host: Host, file: HookFile, program: &str, event: EventName, timeout: u64) -> Value {
+    let handler = handler(host, file, program, event, timeout);
+    match file.nesting {
+        Nesting::Grouped => group(handler),
+        Nesting::Flat => handler,
+    }
 }
 
-fn hooks_value(host: Host, program: &str) -> Value {
+fn events_value(host: Host, file: HookFile, program: &str) -> Value {
     Value::Object(
-        host.events()
+        host.registered()
             .iter()
             .map(|&(event, timeout)| {
                 (
-                    event.to_owned(),
-                    group_list(group(handler(host, program, timeout))),
+                    host.event_name(event).to_owned(),
+                    Value::Array(vec![entry(host, file, program, event, timeout)]),
                 )
             })
             .collect(),
     )
 }
 
-fn new_document(host: Host, program: &str) -> String {
+/// The members a new file has besides the events.
+fn preamble(file: HookFile) -> Vec<(String, Value)> {
+    match file.container {
+        Container::Hooks { version: true } => vec![("version".to_owned(), Value::Number(1))],
+        _ => Vec::new(),
+    }
+}
+
+fn new_document(host: Host, file: HookFile, program: &str) -> String {
     let style = Style::detect("", None);
-    let root = Value::Object(vec![("hooks".to_owned(), hooks_value(host, program))]);
+    let root = match (file.container, events_value(host, file, program)) {
+        (Container::Root, events) => events,
+        (Container::Hooks { .. }, events) => {
+            let mut members = preamble(file);
+            members.push(("hooks".to_owned(), events));
+            Value::Object(members)
+        }
+    };
     format!("{}{}", style.render(&root, ""), style.newline)
+}
+
+/// What a file install created is once our hooks are cut out again: `{}`, or `{"version": 1}`.
+fn skeleton(file: HookFile, newline: &str) -> String {
+    let style = Style::detect("", None);
+    format!(
+        "{}{newline}",
+        style.render(&Value::Object(preamble(file)), "")
+    )
 }
 
 /// Our hooks are present for every event, once each, exactly as install writes them, and
@@ -625,20 +707,21 @@ fn is_exactly_installed(
     text: &str,
     root: &Node,
     host: Host,
+    file: HookFile,
     program: &str,
 ) -> Result<bool, EditError> {
-    let ours = our_handlers(root, host)?;
-    let Some((_, hooks)) = hooks_object(root)? else {
+    let ours = our_handlers(root, file)?;
+    let Some((_, events)) = events_object(root, file)? else {
         return Ok(false);
     };
-    let events = hooks.members().unwrap_or_default();
-    if ours.len() != host.events().len() {
+    let members = events.members().unwrap_or_default();
+    if ours.len() != host.registered().len() {
         return Ok(false);
     }
-    for &(event, timeout) in host.events() {
-        let expected = handler(host, program, timeout).to_json();
+    for &(event, timeout) in host.registered() {
+        let expected = handler(host, file, program, event, timeout).to_json();
         let matching = ours.iter().filter(|(pos, node)| {
-            events[pos.event].key == event
+            members[pos.event].key == host.event_name(event)
                 && serde_json::from_str::<serde_json::Value>(&text[node.start..node.end]).ok()
                     == Some(expected.clone())
         });
@@ -651,15 +734,15 @@ fn is_exactly_installed(
 
 /// Removes every handler of ours from a settings document, together with the groups, event
 /// lists and `hooks` object that become empty; `None` when there was none.
-pub fn remove_hooks(text: &[u8], host: Host) -> Result<Option<String>, EditError> {
+pub fn remove_hooks(text: &[u8], file: HookFile) -> Result<Option<String>, EditError> {
     let text = std::str::from_utf8(text).map_err(|_| EditError::NotUtf8)?;
     let mut text = text.to_owned();
     let mut changed = false;
     while let Some(root) = parse_root(&text)? {
-        let Some((position, _)) = our_handlers(&root, host)?.into_iter().next() else {
+        let Some((position, _)) = our_handlers(&root, file)?.into_iter().next() else {
             break;
         };
-        text = removal(&root, position).apply(&text);
+        text = removal(&root, file, position)?.apply(&text);
         changed = true;
     }
     Ok(changed.then_some(text))
@@ -667,29 +750,28 @@ pub fn remove_hooks(text: &[u8], host: Host) -> Result<Option<String>, EditError
 
 /// The splice that removes the handler at `position`, widened to its group, event and the
 /// `hooks` object when removing it would leave them empty.
-fn removal(root: &Node, position: Position) -> Splice {
-    let members = root.members().unwrap_or_default();
-    let hooks_index = members
-        .iter()
-        .rposition(|m| m.key == "hooks")
-        .expect("a handler was found under /hooks");
-    let hooks = &members[hooks_index].value;
-    let event = &hooks.members().unwrap_or_default()[position.event].value;
-    let group = &event.elements().unwrap_or_default()[position.group];
-    let handlers = group
-        .get("hooks")
-        .expect("a handler was found in this group");
-
-    if handlers.elements().unwrap_or_default().len() > 1 {
-        return edit::remove(handlers, position.handler);
+fn removal(root: &Node, file: HookFile, position: Position) -> Result<Splice, EditError> {
+    let (hooks_index, events) = events_object(root, file)?.expect("a handler was found");
+    let event = &events.members().unwrap_or_default()[position.event].value;
+    let entries = event.elements().unwrap_or_default();
+    if let Some(g) = position.group {
+        let handlers = entries[g]
+            .get("hooks")
+            .expect("a handler was found in this group");
+        if handlers.elements().unwrap_or_default().len() > 1 {
+            return Ok(edit::remove(handlers, position.handler));
+        }
     }
-    if event.elements().unwrap_or_default().len() > 1 {
-        return edit::remove(event, position.group);
+    let in_list = position.group.unwrap_or(position.handler);
+    if entries.len() > 1 {
+        return Ok(edit::remove(event, in_list));
     }
-    if hooks.members().unwrap_or_default().len() > 1 {
-        return edit::remove(hooks, position.event);
+    match hooks_index {
+        Some(index) if events.members().unwrap_or_default().len() == 1 => {
+            Ok(edit::remove(root, index))
+        }
+        _ => Ok(edit::remove(events, position.event)),
     }
-    edit::remove(root, hooks_index)
 }
 
 #[cfg(test)]
@@ -736,69 +818,69 @@ mod tests {
     fn recognises_only_our_handlers() {
         let cases = [
             (
-                Host::ClaudeCode,
+                Command::Exec,
                 r#"{"type":"command","command":"/x/jev-preflight","args":["hook"]}"#,
                 true,
             ),
             (
-                Host::ClaudeCode,
+                Command::Exec,
                 r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","args":["hook"],"timeout":1}"#,
                 true,
             ),
             (
-                Host::ClaudeCode,
+                Command::Exec,
                 r#"{"type":"command","command":"/x/jev-preflight"}"#,
                 false,
             ),
             (
-                Host::ClaudeCode,
+                Command::Exec,
                 r#"{"type":"command","command":"/x/jev-preflight","args":["eval"]}"#,
                 false,
             ),
             (
-                Host::ClaudeCode,
+                Command::Exec,
                 r#"{"type":"command","command":"/x/not-jev-preflight","args":["hook"]}"#,
                 false,
             ),
             (
-                Host::ClaudeCode,
+                Command::Exec,
                 r#"{"type":"http","command":"/x/jev-preflight","args":["hook"]}"#,
                 false,
             ),
             (
-                Host::Codex,
+                Command::Shell,
                 r#"{"type":"command","command":"'/a b/jev-preflight' hook"}"#,
                 true,
             ),
             (
-                Host::Codex,
+                Command::Shell,
                 r#"{"type":"command","command":"/x/jev-preflight hook --verbose"}"#,
                 false,
             ),
             (
-                Host::Codex,
+                Command::Shell,
                 r#"{"type":"command","command":"/x/jev-preflight hook && curl x"}"#,
                 false,
             ),
             (
-                Host::Gemini,
+                Command::NamedShell,
                 r#"{"type":"command","name":"jev-preflight","command":"/x/jev-preflight hook","timeout":60000}"#,
                 true,
             ),
             (
-                Host::Gemini,
+                Command::NamedShell,
                 r#"{"type":"command","command":"'/a b/jev-preflight' hook"}"#,
                 true,
             ),
             (
-                Host::Gemini,
+                Command::NamedShell,
                 r#"{"type":"command","name":"jev-preflight","command":"/x/other hook"}"#,
                 false,
             ),
         ];
-        for (host, json, ours) in cases {
+        for (command, json, ours) in cases {
             let node = edit::parse(json.as_bytes()).unwrap().unwrap();
-            assert_eq!(is_ours(host, &node), ours, "{json}");
+            assert_eq!(is_ours(command, &node), ours, "{json}");
         }
     }
 }
