@@ -244,6 +244,14 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
     };
     let format = if args.json { Format::Json } else { args.format };
     let report = crate::cmd::eval::run(env, &cwd()?, &request, &mut std::io::stdin().lock())?;
+    for warning in &report.warnings {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: {}\nhint: {}",
+            warning.message,
+            warning.hint
+        );
+    }
     let text = match format {
         Format::Json => format!("{:#}\n", crate::cmd::eval::render::json(&report)),
         Format::Markdown => crate::cmd::eval::render::markdown(&report),
@@ -278,7 +286,13 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
     }
     let axes: Vec<String> = failing
         .iter()
-        .map(|&(i, v)| format!("{} {v:.2}", crate::pipeline::axes::AXIS_IDS[i]))
+        .map(|&(i, v)| {
+            format!(
+                "{} {}",
+                crate::pipeline::axes::AXIS_IDS[i],
+                crate::pipeline::threshold::shown(v)
+            )
+        })
         .collect();
     Err(RunError::FailOn(format!(
         "jev-preflight: --fail-on {}: {}",

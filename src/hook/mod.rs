@@ -35,7 +35,9 @@ use effects::Effects;
 use event::{Dispatch, Event, EventName};
 use failure::{Class, Failure};
 
-/// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s).
+/// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s); a
+/// repository's `timeoutMs` may shorten it, never lengthen it
+/// ([`crate::config::TIMEOUT_MS_RANGE`]).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
 /// Deadline of one git call on UserPromptSubmit (whose hook timeout is 30 s).
 pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(5);
@@ -67,17 +69,12 @@ impl<'a> Context<'a> {
     }
 
     fn data_dir(&self) -> Result<std::path::PathBuf, Failure> {
-        self.env.data_dir().ok_or_else(|| {
-            Failure::new(
-                Class::StoreIo,
-                "no data dir: neither CLAUDE_PLUGIN_DATA, XDG_STATE_HOME nor HOME is set",
-            )
-        })
+        data_dir(self.env)
     }
 
     /// Opens the store, creating it (UserPromptSubmit with a mode that writes).
     fn create_store(&self) -> Result<Store, Failure> {
-        Ok(Store::open(&self.data_dir()?)?)
+        open_store(self.env)
     }
 
     /// Opens the store only when it exists (Stop, SessionEnd, notices: never create it).
@@ -85,6 +82,24 @@ impl<'a> Context<'a> {
         let root = self.data_dir()?;
         Ok(Store::open_existing(&root)?)
     }
+}
+
+/// The data dir, or the failure the hook reports without one.
+fn data_dir(env: &HostEnv) -> Result<std::path::PathBuf, Failure> {
+    env.data_dir().ok_or_else(|| {
+        Failure::new(
+            Class::StoreIo,
+            "no data dir: neither CLAUDE_PLUGIN_DATA, XDG_STATE_HOME nor HOME is set",
+        )
+    })
+}
+
+/// Opens the private store under the data dir, creating it when missing, and proves it is a
+/// private directory of ours: what UserPromptSubmit does before it writes anything. `doctor`
+/// runs this very function, so its verdict on the data dir is the hook's, failure class and
+/// all.
+pub fn open_store(env: &HostEnv) -> Result<Store, Failure> {
+    Ok(Store::open(&data_dir(env)?)?)
 }
 
 /// The result of handling one event, before fail-open rendering.

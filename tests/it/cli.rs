@@ -155,7 +155,8 @@ fn dry_run_prints_the_exact_payload_and_sends_nothing() {
     let v = json_of(&run(&env, repo.path(), &["eval", "--dry-run", "--json"]));
     assert_eq!(v["status"], "dry_run");
     assert_eq!(v["scorer"], "jev");
-    assert!(v.get("scores").is_none() && v.get("selected").is_none());
+    // Nothing scored: the promised fields are there, empty.
+    assert_eq!((&v["scores"], &v["selected"]), (&json!({}), &json!([])));
     let payload = v["payload"].as_str().unwrap();
     assert_eq!(text.stdout, format!("{payload}\n"));
     assert_eq!(v["payload_bytes"], payload.len());
@@ -464,6 +465,38 @@ fn status_explains_what_the_hook_did_in_this_repository() {
         serde_json::from_str(&run(&env, repo.path(), &["status", "-n", "1", "--json"]).stdout)
             .unwrap();
     assert_eq!(one.as_array().unwrap().len(), 1);
+
+    // Every entry names its repository, also from a subdirectory and across repositories.
+    let top = |r: &TestRepo| std::fs::canonicalize(r.path()).unwrap();
+    let sub = repo.path().join("src");
+    let here = run(&env, &sub, &["status"]).stdout;
+    assert_eq!(
+        here.matches(&format!("  repository: {}\n", top(&repo).display()))
+            .count(),
+        2,
+        "{here}"
+    );
+    let every = run(&env, &sub, &["status", "--all"]).stdout;
+    for (r, n) in [(&repo, 2), (&other, 1)] {
+        assert_eq!(
+            every
+                .matches(&format!("  repository: {}\n", top(r).display()))
+                .count(),
+            n,
+            "{every}"
+        );
+    }
+    assert_eq!(all[0]["repo"], top(&other).display().to_string());
+    // A failure that doctor can diagnose sends the user there; the entry says which repo.
+    repo.write(".jev-preflight.json", "{\"mode\": \"loud\"}\n");
+    env.run(&event("UserPromptSubmit", "s", "p4", repo.path()));
+    let failed = run(&env, repo.path(), &["status", "-n", "1"]).stdout;
+    assert!(
+        failed.contains(
+            "why: failed open (config_invalid): the agent was let finish; fix `.jev-preflight.json`"
+        ) && failed.contains("`jev-preflight doctor` shows where"),
+        "{failed}"
+    );
 }
 
 #[test]
@@ -499,14 +532,16 @@ fn doctor_reports_health_and_each_problem_with_its_fix() {
         &[(repo.path(), "[REPO]"), (env.root.path(), "[ENV]")],
     );
     assert!(
-        text.contains("FAIL  repo config   .jev-preflight.json: `exclude[0]`: invalid glob"),
+        text.contains(
+            "FAIL  repo config   config_invalid: .jev-preflight.json: `exclude[0]`: invalid glob"
+        ),
         "{text}"
     );
     assert!(
         text.contains("fix: edit `[REPO]/.jev-preflight.json` at `exclude[0]`"),
         "{text}"
     );
-    assert!(text.contains("FAIL  scorer        jev chosen by `JEV_PREFLIGHT_SCORER`, but it cannot be built: no API key is configured"), "{text}");
+    assert!(text.contains("FAIL  scorer        missing_key: jev chosen by `JEV_PREFLIGHT_SCORER`, but it cannot be built: no API key is configured"), "{text}");
     assert!(text.contains("2 problem(s) found"), "{text}");
 
     // The key is reported present, never shown.

@@ -48,6 +48,27 @@ pub enum Host {
 }
 
 impl Host {
+    /// Every host jev-preflight serves; `doctor` lists them from here.
+    pub const ALL: [Host; 3] = [Host::ClaudeCode, Host::Codex, Host::Gemini];
+
+    /// The host's name as its users know it.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "Claude Code",
+            Host::Codex => "Codex CLI",
+            Host::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// The host's command-line program.
+    pub fn program(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+        }
+    }
+
     /// The events we register with each handler's timeout, in the host's unit (seconds;
     /// milliseconds for Gemini).
     ///
