@@ -43,6 +43,10 @@ pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
 pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(5);
 /// Deadline of one git call on Stop.
 pub const STOP_GIT_DEADLINE: Duration = Duration::from_secs(10);
+/// How long the hook waits for the host to close stdin. Hosts write the event and close it
+/// at once; one that leaves it open must not hold the hook (and the agent) until the host's
+/// own timeout.
+pub const STDIN_DEADLINE: Duration = Duration::from_secs(3);
 /// SessionEnd hooks share 1.5 s; we stop removing well before.
 pub const SESSION_END_BUDGET: Duration = Duration::from_millis(1000);
 
@@ -294,6 +298,27 @@ fn log(
 pub fn handle_too_large(ctx: &Context<'_>) -> Output {
     let failure = Failure::from(event::EventError::TooLarge);
     fail(ctx, &Event::default(), None, failure)
+}
+
+/// Stdin was still open at [`STDIN_DEADLINE`]. What arrived is handled when it is one whole
+/// JSON object (a host that forgot to close stdin); otherwise the hook gives up, failing open.
+pub fn handle_stdin_open(ctx: &Context<'_>, partial: &[u8], argv: Option<EventName>) -> Output {
+    match serde_json::from_slice::<serde_json::Value>(partial) {
+        Ok(serde_json::Value::Object(_)) => handle(ctx, partial, argv),
+        _ => fail(
+            ctx,
+            &Event::default(),
+            None,
+            Failure::new(
+                Class::InputInvalid,
+                format!(
+                    "stdin was still open after {} s without a whole event ({} bytes read)",
+                    STDIN_DEADLINE.as_secs(),
+                    partial.len()
+                ),
+            ),
+        ),
+    }
 }
 
 /// Stdin could not be read at all.

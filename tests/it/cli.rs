@@ -268,6 +268,118 @@ fn patches_from_files_and_stdin_need_no_repository() {
     assert_eq!(v["status"], "nothing_to_score");
 }
 
+/// The fields SPEC §9 promises, present in every status.
+const PROMISED: [&str; 8] = [
+    "scorer",
+    "scores",
+    "selected",
+    "files",
+    "payload_bytes",
+    "thresholds",
+    "evidence",
+    "status",
+];
+
+#[test]
+fn eval_json_keeps_its_fields_when_nothing_is_selectable() {
+    let repo = TestRepo::new();
+    repo.write(".jev-preflight.json", r#"{"exclude": ["docs/**"]}"#);
+    repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
+    repo.write("docs/guide.md", "one\n");
+    repo.commit_all("init");
+    repo.write("package-lock.json", "{\"lockfileVersion\": 3, \"x\": 1}\n");
+    repo.write("docs/guide.md", "two\n");
+    let env = env();
+    let v = json_of(&run(&env, repo.path(), &["eval", "--json"]));
+    assert_eq!(v["status"], "nothing_to_score", "{v:#}");
+    for field in PROMISED {
+        assert!(v.get(field).is_some(), "`{field}` missing: {v:#}");
+    }
+    assert_eq!(v["scores"], json!({}));
+    assert_eq!(v["selected"], json!([]));
+    assert_eq!(v["evidence"], json!([]));
+    assert_eq!(v["files"], json!([]));
+    assert_eq!(v["payload_bytes"], 0);
+    assert_eq!(v["scorer"], "local");
+    assert_eq!(v["excluded"].as_array().unwrap().len(), 2, "{v:#}");
+
+    // Over `maxDiffBytes` with `oversize: skip`: the same fields.
+    repo.write(
+        ".jev-preflight.json",
+        r#"{"maxDiffBytes": 1024, "oversize": "skip"}"#,
+    );
+    repo.commit_all("config");
+    repo.write(
+        "src/big.rs",
+        "// filler line for a large change\n".repeat(200),
+    );
+    let v = json_of(&run(&env, repo.path(), &["eval", "--json"]));
+    assert_eq!(v["status"], "too_large", "{v:#}");
+    for field in PROMISED {
+        assert!(v.get(field).is_some(), "`{field}` missing: {v:#}");
+    }
+    assert_eq!((&v["scores"], &v["selected"]), (&json!({}), &json!([])));
+}
+
+#[test]
+fn an_invalid_repository_config_does_not_stop_a_patch() {
+    let repo = TestRepo::new();
+    repo.write(".jev-preflight.json", r#"{"mode": "loud"}"#);
+    repo.commit_all("init");
+    let env = env();
+    let patch = format!("--- a/src/api.rs\n+++ b/src/api.rs\n@@ -1,9 +1,7 @@\n{}", {
+        let before: Vec<&str> = API_BEFORE.lines().collect();
+        let after: Vec<&str> = API_AFTER.lines().collect();
+        let mut body = String::new();
+        for l in &before {
+            if after.contains(l) {
+                body.push_str(&format!(" {l}\n"));
+            } else {
+                body.push_str(&format!("-{l}\n"));
+            }
+        }
+        body
+    });
+    let out = run_in(
+        &env,
+        repo.path(),
+        &["eval", "--patch", "-", "--json"],
+        patch.as_bytes(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with(
+            "warning: ignoring the repository config: .jev-preflight.json: `mode`: must be one of"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("\nhint: `--patch` needs no repository, so the defaults apply; edit `"),
+        "{}",
+        out.stderr
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["status"], "scored");
+    assert_eq!(v["files"], json!(["src/api.rs"]));
+    assert!(
+        v["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`mode`"),
+        "{v:#}"
+    );
+    // Scoring the repository itself still needs a valid config.
+    let own = run(&env, repo.path(), &["eval"]);
+    assert_eq!(own.code, 2);
+    assert!(
+        own.stderr.starts_with("error: invalid configuration"),
+        "{}",
+        own.stderr
+    );
+}
+
 #[test]
 fn fail_on_maps_to_exit_codes() {
     let repo = turn_repo();
@@ -721,6 +833,7 @@ fn completions_man_page_and_help() {
     let mut help = String::new();
     for sub in [
         "",
+        "hook",
         "eval",
         "status",
         "doctor",

@@ -14,6 +14,7 @@ mod init;
 mod install;
 mod launcher;
 mod original_config;
+mod patch_forms;
 mod payload;
 mod plugin_manifest;
 mod redact;
