@@ -452,12 +452,15 @@ pub const SARIF_SCHEMA: &str =
 /// Most locations one SARIF result lists.
 const MAX_SARIF_LOCATIONS: usize = 10;
 
-/// The SARIF 2.1.0 log of a report: one run whose driver lists the 8 axes as rules, and one
+/// The SARIF 2.1.0 log of a report: one run whose driver lists the 8 axes as rules — always
+/// all 8, in contract order, so a rule's id (the axis id) and index never change — and one
 /// result per selected axis (best first) with `ruleId` = the axis id, its question and score
 /// in the message, and the scorer's evidence as locations (the changed files when the scorer
 /// gave none, because code scanning wants at least one). The level is `error` when the axis
-/// reaches `--fail-on`, `warning` otherwise. A report that scored nothing has no results; its
-/// `status` is in the run's properties.
+/// reaches `--fail-on`, `warning` otherwise. Each result carries a `partialFingerprints`
+/// entry that stays the same for the same finding across runs, and the security axes'
+/// rules a `security-severity`. A report that scored nothing has no results; its `status`
+/// is in the run's properties.
 pub fn sarif(report: &Report) -> Value {
     let rules: Vec<Value> = axes()
         .iter()
@@ -472,6 +475,7 @@ pub fn sarif(report: &Report) -> Value {
                     a.question
                 )},
                 "defaultConfiguration": {"level": "warning"},
+                "properties": rule_properties(a.id),
             })
         })
         .collect();
@@ -502,10 +506,12 @@ pub fn sarif(report: &Report) -> Value {
             } else {
                 "warning"
             };
+            let fingerprint = finding_fingerprint(AXIS_IDS[i], &locations[0]);
             results.push(json!({
                 "ruleId": AXIS_IDS[i],
                 "ruleIndex": i,
                 "level": level,
+                "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
                 "message": {"text": format!(
                     "{} (score {}, threshold {}). Worth a second look; scores are priorities, not proof of a defect.",
                     axes()[i].question, number(s.values[i]), number(report.thresholds[i])
@@ -536,6 +542,44 @@ pub fn sarif(report: &Report) -> Value {
             },
         }],
     })
+}
+
+/// The key of our own entry in a result's `partialFingerprints`.
+pub const FINGERPRINT_KEY: &str = "jevPreflightFinding/v1";
+
+/// `security-severity` of the axes that are about security (GitHub code scanning shows
+/// such rules' alerts as security alerts, this score as their severity): 6.5 is "medium",
+/// because a selected axis is a priority to look at, not a confirmed vulnerability.
+const SECURITY_AXES: [(&str, &str, &[&str]); 2] = [
+    (
+        "auth_boundary",
+        "6.5",
+        &["external/cwe/cwe-285", "external/cwe/cwe-287"],
+    ),
+    ("input_validation", "6.5", &["external/cwe/cwe-20"]),
+];
+
+/// A rule's `properties`: tags, and `security-severity` on the security axes.
+fn rule_properties(id: &str) -> Value {
+    match SECURITY_AXES.iter().find(|(axis, ..)| *axis == id) {
+        Some((_, severity, cwes)) => {
+            let mut tags = vec!["security"];
+            tags.extend_from_slice(cwes);
+            json!({"tags": tags, "security-severity": severity})
+        }
+        None => json!({"tags": ["correctness"]}),
+    }
+}
+
+/// What makes two results the same finding across runs, so that code scanning updates an
+/// alert instead of opening a new one: the axis, the primary location's file and the
+/// evidence there (the changed line's text, which moves with the code), never the line
+/// number or the score.
+fn finding_fingerprint(axis: &str, primary: &Value) -> String {
+    let place = &primary["physicalLocation"]["artifactLocation"]["uri"];
+    let note = primary["message"]["text"].as_str().unwrap_or_default();
+    let key = format!("{axis}\0{}\0{note}", place.as_str().unwrap_or_default());
+    crate::digest::hex_sha256(key.as_bytes())[..32].to_owned()
 }
 
 /// `auth_boundary` → `AuthBoundary`.
@@ -612,6 +656,24 @@ mod tests {
         assert_eq!(changed_file("src/a b.rs\t", &changed), "src/a b.rs");
         assert_eq!(changed_file("x.rs", &changed), "x.rs");
         assert_eq!(changed_file("gone.rs", &changed), "gone.rs");
+    }
+
+    #[test]
+    fn a_fingerprint_is_the_axis_file_and_evidence_never_the_line() {
+        let at = |file: &str, line: u32, note: &str| location(file, Some(line), Some(note));
+        let base = finding_fingerprint("auth_boundary", &at("src/a.rs", 5, "check removed"));
+        assert_eq!(
+            base,
+            finding_fingerprint("auth_boundary", &at("src/a.rs", 9, "check removed"))
+        );
+        for other in [
+            finding_fingerprint("input_validation", &at("src/a.rs", 5, "check removed")),
+            finding_fingerprint("auth_boundary", &at("src/b.rs", 5, "check removed")),
+            finding_fingerprint("auth_boundary", &at("src/a.rs", 5, "token check removed")),
+            finding_fingerprint("auth_boundary", &location("src/a.rs", None, None)),
+        ] {
+            assert_ne!(other, base);
+        }
     }
 
     #[test]
