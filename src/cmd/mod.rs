@@ -372,10 +372,20 @@ fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> 
     let program = std::env::current_exe()
         .and_then(std::fs::canonicalize)
         .map_err(RunError::CurrentExe)?;
+    // What undoes an install lives in the data dir, never beside the settings file.
+    let data = env
+        .data_dir()
+        .ok_or(crate::cmd::status::StatusError::NoDataDir)?;
+    let undo_root = crate::state::Store::open(&data)
+        .and_then(|store| store.install_dir())
+        .map_err(|source| crate::cmd::status::StatusError::Store {
+            path: data.clone(),
+            source,
+        })?;
     let outcome = if add {
-        install::install(host, &settings, &program)?
+        install::install(host, &settings, &program, &undo_root)?
     } else {
-        install::uninstall(host, &settings, &program)?
+        install::uninstall(host, &settings, &program, &undo_root)?
     };
     print(&format!("{outcome}\n"))?;
     if add && let Some(step) = host.next_step(&scope) {

@@ -333,62 +333,6 @@ fn a_panic_would_be_a_hook_error_so_the_panic_path_is_exit_zero() {
     let _ = Path::new("");
 }
 
-/// Runs the hook with `input` on a stdin that stays open, and waits at most `limit` for it
-/// to exit; the elapsed time and what it printed.
-fn with_open_stdin(
-    env: &HookEnv,
-    input: &[u8],
-    limit: std::time::Duration,
-) -> (std::time::Duration, HookResult) {
-    use std::io::{Read, Write};
-    use std::process::Stdio;
-    let started = std::time::Instant::now();
-    let mut child = env
-        .command(&["hook"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Held, never closed, until the hook has exited.
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input).unwrap();
-    stdin.flush().unwrap();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("the hook was still waiting on stdin after {limit:?}");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let elapsed = started.elapsed();
-    let (mut stdout, mut stderr) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    drop(stdin);
-    (
-        elapsed,
-        HookResult {
-            code: status.code(),
-            stdout,
-            stderr,
-        },
-    )
-}
-
 #[test]
 fn a_stdin_that_never_closes_gives_up_in_bounded_time() {
     let deadline = jev_preflight::hook::STDIN_DEADLINE;
@@ -397,7 +341,7 @@ fn a_stdin_that_never_closes_gives_up_in_bounded_time() {
     let repo = repo();
     // Nothing, or half an event, and stdin left open: give up, fail open, exit 0.
     for input in [&b""[..], br#"{"hook_event_name":"Stop","session_id":"#] {
-        let (elapsed, r) = with_open_stdin(&env, input, limit);
+        let (elapsed, r) = env.hook().stdin(input).run_with_stdin_open(limit);
         r.ok();
         assert!(elapsed >= deadline, "{elapsed:?}");
         assert_eq!(r.class().as_deref(), Some("input_invalid"), "{r:?}");
@@ -410,7 +354,7 @@ fn a_stdin_that_never_closes_gives_up_in_bounded_time() {
     }
     // A whole event on a stdin the host forgot to close is still handled.
     let event = event("UserPromptSubmit", "open", "p1", repo.path()).to_string();
-    let (_, r) = with_open_stdin(&env, event.as_bytes(), limit);
+    let (_, r) = env.hook().stdin(event).run_with_stdin_open(limit);
     r.ok();
     assert!(r.stderr.contains("baseline taken"), "{}", r.stderr);
 }
