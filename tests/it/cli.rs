@@ -699,8 +699,23 @@ fn install_and_uninstall_from_the_command_line() {
     let original = "{\n  \"model\": \"opus\",\n  \"permissions\": {\"allow\": []}\n}\n";
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, original).unwrap();
-    assert_eq!(run(&env, repo.path(), &["install"]).code, 0);
+    repo.git(&["add", ".claude/settings.json"]);
+    repo.git(&["commit", "-q", "-m", "settings"]);
+    let out = run(&env, repo.path(), &["install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
+    // The previous file is kept in the data dir: nothing new for `git add -A` to pick up.
+    let kept = std::fs::canonicalize(&env.data).unwrap().join("install");
+    assert!(
+        out.stdout
+            .contains(&format!("(previous file saved as `{}", kept.display())),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--untracked-files=all"]),
+        " M .claude/settings.json\n"
+    );
     assert_eq!(run(&env, repo.path(), &["uninstall"]).code, 0);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 
@@ -714,7 +729,8 @@ fn install_and_uninstall_from_the_command_line() {
         refused.stderr
     );
     assert!(
-        refused.stderr.contains("\nhint: remove the comments"),
+        refused.stderr.contains("\nhint: remove the comments")
+            && refused.stderr.contains("#add-the-hooks-by-hand"),
         "{}",
         refused.stderr
     );

@@ -17,6 +17,7 @@ mod original_config;
 mod patch_forms;
 mod payload;
 mod plugin_manifest;
+mod readme;
 mod redact;
 mod release;
 mod sarif;
