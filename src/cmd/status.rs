@@ -57,10 +57,16 @@ pub fn decisions(
         .map(with_repository)
         .filter(|d| match repo_top {
             None => true,
-            Some(top) => d
-                .get("repo")
-                .and_then(Value::as_str)
-                .is_some_and(|repo| Path::new(repo) == top),
+            // The entry's repository; for a layout without a `.git` in the working tree
+            // (`core.worktree`), any directory under this top.
+            Some(top) => match d.get("repo").and_then(Value::as_str) {
+                Some(repo) => Path::new(repo) == top,
+                None => d
+                    .get("cwd")
+                    .and_then(Value::as_str)
+                    .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+                    .is_some_and(|cwd| cwd.starts_with(top)),
+            },
         })
         .take(limit)
         .collect())

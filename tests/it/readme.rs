@@ -122,12 +122,18 @@ fn the_threshold_is_described_the_same_way_everywhere() {
     let option = manifest["userConfig"]["threshold"]["description"]
         .as_str()
         .unwrap();
-    assert!(option.contains(&story), "{option}");
+    assert!(
+        option.contains(&story),
+        "the plugin manifest's `threshold` option must say: {story}\n{option}"
+    );
     let schema: Value = serde_json::from_str(jev_preflight::cmd::init::CONFIG_SCHEMA).unwrap();
     let key = schema["properties"]["threshold"]["description"]
         .as_str()
         .unwrap();
-    assert!(key.contains(&story), "{key}");
+    assert!(
+        key.contains(&story),
+        "src/config.schema.json's `threshold` must say: {story}\n{key}"
+    );
     assert!(flat(&jev_preflight::cmd::init::explanation()).contains(&story));
 
     // Every eval format states the thresholds in force with the same words and number.
