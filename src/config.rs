@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -31,6 +32,10 @@ pub const MAX_DIFF_BYTES_RANGE: (u64, u64) = (1024, 4 * 1024 * 1024);
 pub const UNTRACKED_MAX_BYTES_RANGE: (u64, u64) = (1, 1024 * 1024 * 1024);
 /// Most `exclude` globs accepted.
 pub const MAX_EXCLUDES: usize = 256;
+/// Range of `timeoutMs`, the scorer's time budget. The top is the hook's own budget
+/// ([`crate::hook::SCORER_BUDGET`]), chosen to keep a Stop well inside the hosts' 60 s Stop
+/// timeout: a repository may shorten the wait, never lengthen it.
+pub const TIMEOUT_MS_RANGE: (u64, u64) = (100, 20_000);
 
 /// What the hook does in a repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -62,6 +67,7 @@ pub enum AnswerForm {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepoConfig {
     pub mode: Option<Mode>,
+    /// `threshold`, or the original jev-preflight's name for it, `riskThreshold`.
     pub threshold: Option<f64>,
     pub thresholds: BTreeMap<String, f64>,
     pub max_diff_bytes: Option<u64>,
@@ -69,14 +75,40 @@ pub struct RepoConfig {
     pub exclude: Vec<String>,
     pub untracked_max_bytes: Option<u64>,
     pub answer: Option<AnswerForm>,
+    /// `timeoutMs`: the scorer's time budget in milliseconds, within [`TIMEOUT_MS_RANGE`].
+    pub timeout_ms: Option<u64>,
+}
+
+/// Where a setting was read from, so that an error can say where to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The repository's `.jev-preflight.json`.
+    RepoFile,
+    /// The user config file at this path.
+    UserFile(String),
+    /// An environment variable (the error's location names it).
+    Env,
+    /// A plugin userConfig option, which reaches us as `CLAUDE_PLUGIN_OPTION_<KEY>`.
+    PluginOption,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::RepoFile => f.write_str(REPO_CONFIG_FILE),
+            Origin::UserFile(path) => f.write_str(path),
+            Origin::Env => f.write_str("environment"),
+            Origin::PluginOption => f.write_str("plugin option"),
+        }
+    }
 }
 
 /// A configuration file that could not be used, with where the problem is.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: {location}: {message}")]
+    #[error("{origin}: {location}: {message}")]
     Invalid {
-        file: String,
+        origin: Origin,
         location: String,
         message: String,
     },
@@ -84,10 +116,77 @@ pub enum ConfigError {
     File(#[from] FsError),
 }
 
+impl ConfigError {
+    /// The next step, naming the place that holds the bad value: the repository file (at
+    /// `repo_file`), the user config file, the environment variable, or the plugin option.
+    pub fn fix(&self, repo_file: &Path) -> String {
+        match self {
+            ConfigError::Invalid {
+                origin: Origin::RepoFile,
+                location,
+                ..
+            } => format!(
+                "edit `{}` at {location}; `jev-preflight init --force` writes a valid starter",
+                repo_file.display()
+            ),
+            ConfigError::Invalid {
+                origin: Origin::UserFile(path),
+                location,
+                ..
+            } => format!("edit the user config file `{path}` at {location}"),
+            ConfigError::Invalid {
+                origin: Origin::Env,
+                location,
+                ..
+            } => format!("set the environment variable `{location}` to a valid value, or unset it"),
+            ConfigError::Invalid {
+                origin: Origin::PluginOption,
+                location,
+                ..
+            } => format!(
+                "change the plugin's {location} option (`/plugin`, jev-preflight, configure), or clear it"
+            ),
+            ConfigError::File(e) => {
+                let path = match e {
+                    FsError::Io { path, .. }
+                    | FsError::Unsafe { path, .. }
+                    | FsError::TooLarge { path, .. } => path,
+                };
+                format!(
+                    "make `{}` a readable regular file of at most {CONFIG_MAX_BYTES} bytes",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
 fn invalid(file: &str, location: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    let origin = if file == REPO_CONFIG_FILE {
+        Origin::RepoFile
+    } else {
+        Origin::UserFile(file.to_owned())
+    };
     ConfigError::Invalid {
-        file: file.to_owned(),
+        origin,
         location: location.into(),
+        message: message.into(),
+    }
+}
+
+/// A bad value in environment variable `name`: a plugin option when it is one of the
+/// `CLAUDE_PLUGIN_OPTION_*` variables Claude Code sets from the plugin's userConfig.
+fn env_invalid(name: &str, message: impl Into<String>) -> ConfigError {
+    let (origin, location) = match name.strip_prefix(ev::PLUGIN_OPTION_PREFIX) {
+        Some(key) => (
+            Origin::PluginOption,
+            format!("`{}`", key.to_ascii_lowercase()),
+        ),
+        None => (Origin::Env, name.to_owned()),
+    };
+    ConfigError::Invalid {
+        origin,
+        location,
         message: message.into(),
     }
 }
@@ -223,7 +322,19 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
                 want_str(file, key, v)?;
             }
             "mode" => cfg.mode = Some(want_enum(file, key, v, "`assist`, `report`, `off`")?),
-            "threshold" => cfg.threshold = Some(want_probability(file, key, v)?),
+            // `riskThreshold` is the original jev-preflight's name of the same setting.
+            "threshold" | "riskThreshold" => {
+                if map.contains_key("threshold") && map.contains_key("riskThreshold") {
+                    return Err(invalid(
+                        file,
+                        "`threshold` and `riskThreshold`",
+                        "both set: they are one setting (`riskThreshold` is the original \
+                         jev-preflight's name for `threshold`); keep one",
+                    ));
+                }
+                cfg.threshold = Some(want_probability(file, key, v)?)
+            }
+            "timeoutMs" => cfg.timeout_ms = Some(want_int(file, key, v, TIMEOUT_MS_RANGE)?),
             "thresholds" => {
                 let Value::Object(per) = v else {
                     return Err(invalid(
@@ -358,13 +469,16 @@ struct UserFile {
 /// Builds the user-level settings from the environment and the user config file.
 /// Precedence per setting: plugin option, then environment variable, then the file.
 pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
-    let file_name = "user config";
-    let file: UserFile = match env.user_config_path() {
+    let user_path = env.user_config_path();
+    let shown = user_path
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let file: UserFile = match &user_path {
         None => UserFile::default(),
-        Some(path) => match read_bounded(&path)? {
+        Some(path) => match read_bounded(path)? {
             None => UserFile::default(),
             Some(bytes) => {
-                let shown = path.display().to_string();
                 let map = parse_object(&shown, &bytes)?;
                 if let Some((key, _)) = map.iter().find(|(_, v)| v.is_null()) {
                     return Err(invalid(&shown, format!("`{key}`"), "must not be null"));
@@ -385,26 +499,24 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
         },
     };
 
-    let enum_var = |names: &[&'static str]| -> Result<Option<Value>, ConfigError> {
-        Ok(env
-            .first(names)
-            .map(|(_, v)| Value::String(v.trim().to_ascii_lowercase())))
+    // The plugin option wins over the variable; an error names whichever was read.
+    let enum_var = |names: &[&'static str]| -> Option<(&'static str, Value)> {
+        env.first(names)
+            .map(|(name, v)| (name, Value::String(v.trim().to_ascii_lowercase())))
     };
-    let scorer = match enum_var(&[ev::PLUGIN_SCORER, ev::SCORER])? {
-        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-            invalid(
-                "environment",
-                ev::SCORER,
+    let scorer = match enum_var(&[ev::PLUGIN_SCORER, ev::SCORER]) {
+        Some((name, v)) => serde_json::from_value(v.clone()).map_err(|_| {
+            env_invalid(
+                name,
                 format!("must be one of `auto`, `jev`, `openai`, `command`, `local`, not {v}"),
             )
         })?,
         None => file.scorer.unwrap_or_default(),
     };
-    let mode = match enum_var(&[ev::PLUGIN_MODE, ev::MODE])? {
-        Some(v) => Some(serde_json::from_value(v.clone()).map_err(|_| {
-            invalid(
-                "environment",
-                ev::MODE,
+    let mode = match enum_var(&[ev::PLUGIN_MODE, ev::MODE]) {
+        Some((name, v)) => Some(serde_json::from_value(v.clone()).map_err(|_| {
+            env_invalid(
+                name,
                 format!("must be one of `assist`, `report`, `off`, not {v}"),
             )
         })?),
@@ -413,21 +525,11 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
     let threshold = match env.first(&[ev::PLUGIN_THRESHOLD, ev::THRESHOLD]) {
         Some((name, v)) => match v.trim().parse::<f64>() {
             Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
-            _ => {
-                return Err(invalid(
-                    "environment",
-                    name,
-                    "must be a number between 0 and 1",
-                ));
-            }
+            _ => return Err(env_invalid(name, "must be a number between 0 and 1")),
         },
         None => match file.threshold {
             Some(x) if !(0.0..=1.0).contains(&x) => {
-                return Err(invalid(
-                    "user config",
-                    "`threshold`",
-                    "must be between 0 and 1",
-                ));
+                return Err(invalid(&shown, "`threshold`", "must be between 0 and 1"));
             }
             other => other,
         },
@@ -438,17 +540,22 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
             .or_else(|| fallback.clone())
     };
     let command = match env.get(ev::COMMAND) {
-        Some(raw) => Some(serde_json::from_str::<Vec<String>>(raw).map_err(|_| {
-            invalid(
-                "environment",
-                ev::COMMAND,
-                "must be a JSON array of strings (argv, no shell)",
-            )
-        })?),
+        Some(raw) => {
+            let argv = serde_json::from_str::<Vec<String>>(raw).map_err(|_| {
+                env_invalid(
+                    ev::COMMAND,
+                    "must be a JSON array of strings (argv, no shell)",
+                )
+            })?;
+            if argv.is_empty() {
+                return Err(env_invalid(ev::COMMAND, "must name a program"));
+            }
+            Some(argv)
+        }
         None => file.command.clone(),
     };
     if matches!(&command, Some(argv) if argv.is_empty()) {
-        return Err(invalid(file_name, "`command`", "must name a program"));
+        return Err(invalid(&shown, "`command`", "must name a program"));
     }
     let openai_key_var = env
         .get(ev::OPENAI_API_KEY_ENV)
@@ -496,6 +603,10 @@ pub struct Frozen {
     pub exclude: Vec<String>,
     pub untracked_max_bytes: u64,
     pub answer: AnswerForm,
+    /// `timeoutMs`: the scorer's time budget the repository asked for, in milliseconds.
+    /// (Absent from states written before the key existed.)
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
 }
 
 impl Frozen {
@@ -516,7 +627,16 @@ impl Frozen {
             exclude: repo.exclude.clone(),
             untracked_max_bytes: repo.untracked_max_bytes.unwrap_or(DEFAULT_UNTRACKED_CAP),
             answer: repo.answer.unwrap_or_default(),
+            timeout_ms: repo.timeout_ms,
         }
+    }
+
+    /// The time the scorer gets: the repository's `timeoutMs` when it set one, never more
+    /// than `cap` (the caller's own budget, which keeps the hook inside the host's timeout).
+    pub fn scorer_budget(&self, cap: Duration) -> Duration {
+        self.timeout_ms
+            .map(|ms| Duration::from_millis(ms.clamp(TIMEOUT_MS_RANGE.0, TIMEOUT_MS_RANGE.1)))
+            .map_or(cap, |budget| budget.min(cap))
     }
 
     /// The thresholds that select axes: per axis, the repository's `thresholds` entry, else
@@ -603,6 +723,145 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("never repository settings"), "{err}");
+    }
+
+    /// The configuration the original jev-preflight documents, verbatim.
+    const ORIGINAL_EXAMPLE: &str = r#"{"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "exclude": ["dist/**", "vendor/**"]}"#;
+
+    #[test]
+    fn the_original_example_config_is_accepted_with_its_meaning() {
+        let cfg = parse_repo_config(ORIGINAL_EXAMPLE.as_bytes()).unwrap();
+        assert_eq!(cfg.threshold, Some(0.85));
+        assert_eq!(cfg.timeout_ms, Some(2000));
+        assert_eq!(cfg.max_diff_bytes, Some(65536));
+        assert_eq!(cfg.exclude, ["dist/**", "vendor/**"]);
+        let frozen = Frozen::resolve(&cfg, &UserSettings::default());
+        // `riskThreshold` replaces the scorer's defaults exactly as `threshold` does.
+        let t = frozen.thresholds(Some([0.95; AXIS_COUNT]));
+        assert_eq!((t.default, t.per_axis), (0.85, [None; AXIS_COUNT]));
+        assert_eq!(
+            frozen.scorer_budget(Duration::from_secs(20)),
+            Duration::from_millis(2000)
+        );
+        // `riskThreshold` is exactly `threshold`: same value, same strictness.
+        for bad in ["1.5", "\"0.5\"", "null", "-0.1"] {
+            let err = parse_repo_config(format!(r#"{{"riskThreshold":{bad}}}"#).as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("`riskThreshold`"), "{bad}: {err}");
+        }
+        assert_eq!(
+            parse_repo_config(br#"{"riskThreshold":0.7}"#).unwrap(),
+            parse_repo_config(br#"{"threshold":0.7}"#).unwrap()
+        );
+    }
+
+    #[test]
+    fn threshold_and_risk_threshold_together_are_an_error_naming_both() {
+        for text in [
+            r#"{"threshold":0.5,"riskThreshold":0.5}"#,
+            r#"{"riskThreshold":0.9,"threshold":0.5}"#,
+        ] {
+            let err = parse_repo_config(text.as_bytes()).unwrap_err().to_string();
+            assert!(
+                err.contains("`threshold` and `riskThreshold`") && err.contains("keep one"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn timeout_ms_is_bounded_and_only_ever_shortens_the_budget() {
+        let (lo, hi) = TIMEOUT_MS_RANGE;
+        assert_eq!(u128::from(hi), crate::hook::SCORER_BUDGET.as_millis());
+        for bad in [
+            "0", "99", "20001", "2000.5", "\"2000\"", "-1", "null", "1e9",
+        ] {
+            let err = parse_repo_config(format!(r#"{{"timeoutMs":{bad}}}"#).as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("`timeoutMs`") && err.contains(&format!("from {lo} to {hi}")),
+                "{bad}: {err}"
+            );
+        }
+        let budget = |ms: Option<u64>| {
+            let repo = RepoConfig {
+                timeout_ms: ms,
+                ..RepoConfig::default()
+            };
+            Frozen::resolve(&repo, &UserSettings::default())
+        };
+        let cap = Duration::from_secs(20);
+        assert_eq!(budget(None).scorer_budget(cap), cap);
+        assert_eq!(budget(Some(hi)).scorer_budget(cap), cap);
+        assert_eq!(
+            budget(Some(lo)).scorer_budget(cap),
+            Duration::from_millis(lo)
+        );
+        // A smaller cap (a test's, or a host's) always wins.
+        assert_eq!(
+            budget(Some(5000)).scorer_budget(Duration::from_secs(1)),
+            Duration::from_secs(1)
+        );
+        // A state written before `timeoutMs` existed still reads.
+        let mut old = serde_json::to_value(budget(None)).unwrap();
+        old.as_object_mut().unwrap().remove("timeout_ms");
+        let read: Frozen = serde_json::from_value(old).unwrap();
+        assert_eq!(read.timeout_ms, None);
+    }
+
+    #[test]
+    fn a_bad_user_setting_names_the_place_that_set_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let xdg = dir.path().to_str().unwrap();
+        let fix = |pairs: &[(&str, &str)]| {
+            let e = user_settings(&env(pairs)).unwrap_err();
+            (e.to_string(), e.fix(Path::new("/repo/.jev-preflight.json")))
+        };
+        let (err, fix_text) = fix(&[("JEV_PREFLIGHT_SCORER", "nope")]);
+        assert!(
+            err.starts_with("environment: JEV_PREFLIGHT_SCORER: "),
+            "{err}"
+        );
+        assert!(
+            fix_text.contains("environment variable `JEV_PREFLIGHT_SCORER`"),
+            "{fix_text}"
+        );
+        let (err, fix_text) = fix(&[
+            ("CLAUDE_PLUGIN_OPTION_SCORER", "nope"),
+            ("JEV_PREFLIGHT_SCORER", "local"),
+        ]);
+        assert!(err.starts_with("plugin option: `scorer`: "), "{err}");
+        assert!(
+            fix_text.contains("the plugin's `scorer` option"),
+            "{fix_text}"
+        );
+        assert!(!fix_text.contains("JEV_PREFLIGHT_SCORER"), "{fix_text}");
+        let cfg = dir.path().join("jev-preflight/config.json");
+        std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+        std::fs::write(&cfg, r#"{"scorer":"nope"}"#).unwrap();
+        let (err, fix_text) = fix(&[("XDG_CONFIG_HOME", xdg)]);
+        assert!(err.starts_with(&cfg.display().to_string()), "{err}");
+        assert!(
+            fix_text.starts_with(&format!("edit the user config file `{}`", cfg.display())),
+            "{fix_text}"
+        );
+        std::fs::write(&cfg, r#"{"threshold":2}"#).unwrap();
+        let (err, _) = fix(&[("XDG_CONFIG_HOME", xdg)]);
+        assert!(err.starts_with(&cfg.display().to_string()), "{err}");
+        let (err, _) = fix(&[("JEV_PREFLIGHT_COMMAND", "[]")]);
+        assert!(
+            err.starts_with("environment: JEV_PREFLIGHT_COMMAND: "),
+            "{err}"
+        );
+        // The repository file's fix points at its path.
+        let e = parse_repo_config(br#"{"mode":"x"}"#).unwrap_err();
+        assert!(
+            e.fix(Path::new("/repo/.jev-preflight.json"))
+                .starts_with("edit `/repo/.jev-preflight.json` at `mode`"),
+            "{e}"
+        );
     }
 
     fn env(pairs: &[(&str, &str)]) -> HostEnv {

@@ -1,6 +1,11 @@
 //! `jev-preflight doctor`: checks what the hook depends on — git, the repository, both
 //! configuration files, the scorer that would run and why, the key (present or not, never
 //! shown), the host CLIs, the data dir and stale state — and says how to fix each problem.
+//!
+//! One function per check. The configuration, scorer and data dir checks run the code the
+//! hook runs (the same parsers, the same scorer builder, the same store opening), and a failed
+//! one leads with the failure class the hook would report: whenever the hook would fail open
+//! for one of these reasons, doctor names the same cause.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -8,13 +13,15 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use crate::cmd::install::{self, InstallError};
-use crate::config::{self, ConfigError, HostEnv};
+use crate::config::{self, HostEnv};
 use crate::env::vars as ev;
-use crate::git::{self, Discovery, Git};
+use crate::git::{self, Discovery, Git, Repo};
+use crate::hook::{self, failure::Class, failure::Failure};
 use crate::host::{Host, Scope};
+use crate::pipeline::threshold;
 use crate::process::{self, Limits};
 use crate::scorer::{self, ScorerKind};
-use crate::state::{MARKER, STALE_PROMPT_AGE};
+use crate::state::STALE_PROMPT_AGE;
 
 /// Oldest git the snapshot engine supports (`rev-parse --path-format=absolute`).
 pub const MIN_GIT: (u32, u32) = (2, 31);
@@ -61,35 +68,63 @@ pub fn parse_git_version(text: &str) -> Option<(u32, u32)> {
     Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
-/// Runs every check from `cwd`.
+/// Runs every check from `cwd`. The configuration and data dir checks call the functions the
+/// hook calls at UserPromptSubmit and Stop, and a failing one names the failure class the
+/// hook would report, so that "no problems found" means the hook will not fail open for a
+/// store or configuration reason.
 pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
     let git = Git::default().with_deadline(Duration::from_secs(10));
-    let mut checks = Vec::new();
+    let mut checks = vec![git_check(&git, cwd)];
+    let (repository, repo) = repository_check(&git, cwd);
+    checks.push(repository);
+    if let Some(repo) = &repo {
+        checks.push(repo_config_check(repo));
+    }
+    let (user_check, user) = user_config_check(env);
+    checks.push(user_check);
+    checks.push(key_check(env));
+    if let Some(user) = &user {
+        checks.push(scorer_check(env, user));
+    }
+    // host CLIs and where our hooks are registered
+    let project = repo.as_ref().map_or(cwd, |repo| repo.top.as_path());
+    checks.extend(host_checks(env, project));
+    checks.extend(data_dir_checks(env, repo.as_ref()));
+    checks
+}
 
-    // git
+/// A check that failed the way the hook fails: the detail starts with the failure class the
+/// hook reports for the same cause.
+fn hook_failure(name: &'static str, failure: &Failure) -> Check {
+    check(
+        name,
+        Level::Fail,
+        format!("{}: {}", failure.class, failure.detail),
+    )
+}
+
+fn git_check(git: &Git, cwd: &Path) -> Check {
     match git.run_args(cwd, ["--version"]) {
         Ok(out) => {
             let text = String::from_utf8_lossy(&out).trim().to_owned();
             match parse_git_version(&text) {
-                Some(v) if v >= MIN_GIT => checks.push(check("git", Level::Ok, text)),
-                _ => checks.push(
-                    check(
-                        "git",
-                        Level::Fail,
-                        format!("{text} is older than {}.{}", MIN_GIT.0, MIN_GIT.1),
-                    )
-                    .fix("install git 2.31 or newer"),
-                ),
+                Some(v) if v >= MIN_GIT => check("git", Level::Ok, text),
+                _ => check(
+                    "git",
+                    Level::Fail,
+                    format!("{text} is older than {}.{}", MIN_GIT.0, MIN_GIT.1),
+                )
+                .fix("install git 2.31 or newer"),
             }
         }
-        Err(e) => checks.push(
-            check("git", Level::Fail, format!("cannot run git: {e}"))
-                .fix("install git and make sure it is on PATH"),
-        ),
+        Err(e) => {
+            hook_failure("git", &Failure::from(e)).fix("install git and make sure it is on PATH")
+        }
     }
+}
 
-    // repository
-    let repo = match git::discover(&git, cwd) {
+fn repository_check(git: &Git, cwd: &Path) -> (Check, Option<Repo>) {
+    match git::discover(git, cwd) {
         Ok(Discovery::Found(repo)) => {
             let head = git
                 .run_args(&repo.top, ["rev-parse", "--verify", "--quiet", "HEAD"])
@@ -102,88 +137,115 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
             )
             .replace("Sha1", "sha1")
             .replace("Sha256", "sha256");
-            checks.push(check("repository", Level::Ok, detail));
-            Some(repo)
+            (check("repository", Level::Ok, detail), Some(repo))
         }
-        Ok(Discovery::NotARepo) => {
-            checks.push(
-                check(
-                    "repository",
-                    Level::Note,
-                    format!(
-                        "`{}` is not inside a git repository; the hook does nothing here",
-                        cwd.display()
-                    ),
-                )
-                .fix("run `jev-preflight doctor` inside the repository you want checked"),
-            );
-            None
-        }
-        Ok(Discovery::Bare) => {
-            checks.push(check(
+        Ok(Discovery::NotARepo) => (
+            check(
+                "repository",
+                Level::Note,
+                format!(
+                    "`{}` is not inside a git repository; the hook does nothing here",
+                    cwd.display()
+                ),
+            )
+            .fix("run `jev-preflight doctor` inside the repository you want checked"),
+            None,
+        ),
+        Ok(Discovery::Bare) => (
+            check(
                 "repository",
                 Level::Note,
                 "a bare repository: the hook does nothing here",
-            ));
-            None
-        }
-        Err(e) => {
-            checks.push(
-                check(
-                    "repository",
-                    Level::Fail,
-                    format!("git could not read the repository: {e}"),
-                )
-                .fix("check the repository with `git status`"),
-            );
-            None
-        }
-    };
-
-    // repository config
-    if let Some(repo) = &repo {
-        let path = repo.top.join(config::REPO_CONFIG_FILE);
-        match config::read_repo_config(&repo.top) {
-            Ok((_, None)) => checks.push(
-                check(
-                    "repo config",
-                    Level::Ok,
-                    format!("no `{}`; defaults apply", config::REPO_CONFIG_FILE),
-                )
-                .fix("`jev-preflight init` writes a starter file"),
             ),
-            Ok((_, Some(_))) => checks.push(check(
-                "repo config",
-                Level::Ok,
-                format!("`{}` is valid", path.display()),
-            )),
-            Err(e) => checks.push(config_failure("repo config", &e, &path)),
+            None,
+        ),
+        Err(e) => (
+            hook_failure("repository", &Failure::from(e))
+                .fix("check the repository with `git status`"),
+            None,
+        ),
+    }
+}
+
+/// The repository's `.jev-preflight.json`, read and validated as UserPromptSubmit does, with
+/// the settings it puts in force.
+fn repo_config_check(repo: &Repo) -> Check {
+    let path = repo.top.join(config::REPO_CONFIG_FILE);
+    match config::read_repo_config(&repo.top) {
+        Ok((_, None)) => check(
+            "repo config",
+            Level::Ok,
+            format!("no `{}`; defaults apply", config::REPO_CONFIG_FILE),
+        )
+        .fix("`jev-preflight init` writes a starter file"),
+        Ok((cfg, Some(_))) => check(
+            "repo config",
+            Level::Ok,
+            format!("`{}` is valid{}", path.display(), in_force(&cfg)),
+        ),
+        Err(e) => {
+            let fix = e.fix(&path);
+            hook_failure("repo config", &Failure::repo_config(e)).fix(fix)
         }
     }
+}
 
-    // user config and scorer
+/// What a valid repository config changes, in short: `; mode report, threshold 0.85, …`.
+fn in_force(cfg: &config::RepoConfig) -> String {
+    let mut parts = Vec::new();
+    if let Some(mode) = cfg.mode {
+        parts.push(format!("mode {}", format!("{mode:?}").to_ascii_lowercase()));
+    }
+    if let Some(t) = cfg.threshold {
+        parts.push(format!("threshold {}", threshold::shown(t)));
+    }
+    if !cfg.thresholds.is_empty() {
+        parts.push(format!("{} per-axis threshold(s)", cfg.thresholds.len()));
+    }
+    if let Some(ms) = cfg.timeout_ms {
+        parts.push(format!("scorer budget {ms} ms (`timeoutMs`)"));
+    }
+    if let Some(bytes) = cfg.max_diff_bytes {
+        parts.push(format!("maxDiffBytes {bytes}"));
+    }
+    if !cfg.exclude.is_empty() {
+        parts.push(format!("{} exclude glob(s)", cfg.exclude.len()));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join(", "))
+    }
+}
+
+/// The user-level settings, built as the hook builds them (environment, plugin options, the
+/// user config file); a bad value is reported with the place that set it.
+fn user_config_check(env: &HostEnv) -> (Check, Option<config::UserSettings>) {
     let user_path = env.user_config_path();
-    let user = match config::user_settings(env) {
+    match config::user_settings(env) {
         Ok(user) => {
             let detail = match &user_path {
                 Some(p) if p.exists() => format!("`{}` is valid", p.display()),
                 Some(p) => format!("no `{}`; environment and defaults apply", p.display()),
                 None => "no user config path (HOME is not set)".into(),
             };
-            checks.push(check("user config", Level::Ok, detail));
-            Some(user)
+            (check("user config", Level::Ok, detail), Some(user))
         }
         Err(e) => {
-            let path = user_path.clone().unwrap_or_default();
-            checks.push(config_failure("user config", &e, &path));
-            None
+            let fix = e.fix(Path::new(config::REPO_CONFIG_FILE));
+            (
+                hook_failure("user config", &Failure::user_config(e)).fix(fix),
+                None,
+            )
         }
-    };
+    }
+}
 
+fn key_check(env: &HostEnv) -> Check {
     let key_source = [ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY]
         .into_iter()
         .find(|name| env.get(name).is_some());
-    checks.push(match key_source {
+    match key_source {
         Some(name) => check(
             "TypeSafe key",
             Level::Ok,
@@ -197,77 +259,77 @@ pub fn run(env: &HostEnv, cwd: &Path) -> Vec<Check> {
         .fix(
             "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option) to use the Jev API",
         ),
-    });
-
-    if let Some(user) = &user {
-        let settings = &user.scorer;
-        let chosen_by = [ev::PLUGIN_SCORER, ev::SCORER]
-            .into_iter()
-            .find(|name| env.get(name).is_some())
-            .map(|n| format!("`{n}`"))
-            .unwrap_or_else(|| match settings.kind {
-                ScorerKind::Auto => "the default `auto`".into(),
-                _ => "the user config file".into(),
-            });
-        let resolved = settings.kind.resolve(settings);
-        let why = match (settings.kind, resolved) {
-            (ScorerKind::Auto, ScorerKind::Jev) => "auto → jev: a TypeSafe key is set".to_owned(),
-            (ScorerKind::Auto, _) => {
-                "auto → local: no TypeSafe key is set; nothing leaves the machine".to_owned()
-            }
-            (_, kind) => format!(
-                "{} chosen by {chosen_by}",
-                crate::cmd::eval::kind_name(kind)
-            ),
-        };
-        match scorer::build(settings) {
-            Ok(s) => {
-                let dest = match resolved {
-                    ScorerKind::Jev => format!(", sends to {}", settings.jev_url.as_deref().unwrap_or(scorer::jev::DEFAULT_URL)),
-                    ScorerKind::OpenAi => format!(", sends to {}", settings.openai_base_url.as_deref().unwrap_or("?")),
-                    ScorerKind::Command => format!(", runs `{}`", settings.command.as_ref().and_then(|c| c.first()).map(String::as_str).unwrap_or("?")),
-                    _ => String::new(),
-                };
-                checks.push(check("scorer", Level::Ok, format!("{} ({why}{dest})", s.name())));
-            }
-            Err(e) => checks.push(
-                check("scorer", Level::Fail, format!("{why}, but it cannot be built: {e}"))
-                    .fix(match e {
-                        scorer::ScoreError::MissingKey { .. } => "set the scorer's key, or set `JEV_PREFLIGHT_SCORER=local`".to_owned(),
-                        _ => "fix the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables".to_owned(),
-                    }),
-            ),
-        }
     }
-
-    // host CLIs and where our hooks are registered
-    let project = repo.as_ref().map_or(cwd, |repo| repo.top.as_path());
-    checks.extend(host_checks(env, project));
-
-    // data dir
-    match env.data_dir() {
-        None => checks.push(
-            check(
-                "data dir",
-                Level::Fail,
-                "no data dir: neither `CLAUDE_PLUGIN_DATA`, `XDG_STATE_HOME` nor `HOME` is set",
-            )
-            .fix("set `HOME`"),
-        ),
-        Some(dir) => checks.extend(data_dir_checks(&dir, env.now)),
-    }
-    checks
 }
 
-fn config_failure(name: &'static str, e: &ConfigError, path: &Path) -> Check {
-    let fix = match e {
-        ConfigError::Invalid { location, .. } => format!(
-            "edit `{}` at {location}; `jev-preflight init --force` writes a valid starter (repository file)",
-            path.display()
+/// The scorer the Stop would build, built the same way, and why it is the one.
+fn scorer_check(env: &HostEnv, user: &config::UserSettings) -> Check {
+    let settings = &user.scorer;
+    let chosen_by = [ev::PLUGIN_SCORER, ev::SCORER]
+        .into_iter()
+        .find(|name| env.get(name).is_some())
+        .map(|n| format!("`{n}`"))
+        .unwrap_or_else(|| match settings.kind {
+            ScorerKind::Auto => "the default `auto`".into(),
+            _ => "the user config file".into(),
+        });
+    let resolved = settings.kind.resolve(settings);
+    let why = match (settings.kind, resolved) {
+        (ScorerKind::Auto, ScorerKind::Jev) => "auto → jev: a TypeSafe key is set".to_owned(),
+        (ScorerKind::Auto, _) => {
+            "auto → local: no TypeSafe key is set; nothing leaves the machine".to_owned()
+        }
+        (_, kind) => format!(
+            "{} chosen by {chosen_by}",
+            crate::cmd::eval::kind_name(kind)
         ),
-        ConfigError::File(_) => format!("make `{}` a readable regular file", path.display()),
     };
-    check(name, Level::Fail, e.to_string()).fix(fix)
+    match scorer::build(settings) {
+        Ok(s) => {
+            let dest = match resolved {
+                ScorerKind::Jev => format!(
+                    ", sends to {}",
+                    settings
+                        .jev_url
+                        .as_deref()
+                        .unwrap_or(scorer::jev::DEFAULT_URL)
+                ),
+                ScorerKind::OpenAi => format!(
+                    ", sends to {}",
+                    settings.openai_base_url.as_deref().unwrap_or("?")
+                ),
+                ScorerKind::Command => format!(
+                    ", runs `{}`",
+                    settings
+                        .command
+                        .as_ref()
+                        .and_then(|c| c.first())
+                        .map(String::as_str)
+                        .unwrap_or("?")
+                ),
+                _ => String::new(),
+            };
+            check("scorer", Level::Ok, format!("{} ({why}{dest})", s.name()))
+        }
+        Err(e) => {
+            let fix = match e {
+                scorer::ScoreError::MissingKey { .. } => {
+                    "set the scorer's key, or set `JEV_PREFLIGHT_SCORER=local`".to_owned()
+                }
+                _ => "fix the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables".to_owned(),
+            };
+            let failure = Failure::from(e);
+            check(
+                "scorer",
+                Level::Fail,
+                format!(
+                    "{}: {why}, but it cannot be built: {}",
+                    failure.class, failure.detail
+                ),
+            )
+            .fix(fix)
+        }
+    }
 }
 
 /// One line per agent host: its command line's version (or that it is not on PATH) and where `install` registered our hooks for it, in this
@@ -393,62 +455,70 @@ fn human(bytes: u64) -> String {
     }
 }
 
-fn data_dir_checks(dir: &Path, now: SystemTime) -> Vec<Check> {
-    let mut out = Vec::new();
-    match std::fs::symlink_metadata(dir) {
-        Err(_) => {
-            out.push(check(
-                "data dir",
-                Level::Ok,
-                format!(
-                    "{} (not created yet; the first prompt creates it)",
-                    dir.display()
-                ),
-            ));
-            return out;
-        }
-        Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
-            out.push(
-                check(
-                    "data dir",
-                    Level::Fail,
-                    format!(
-                        "{} is not a directory (or is a symbolic link)",
-                        dir.display()
-                    ),
-                )
-                .fix("move it away; jev-preflight creates its own private directory"),
-            );
-            return out;
-        }
-        Ok(_) => {}
+/// Which variable chose the data dir, for messages.
+fn data_dir_origin(env: &HostEnv) -> &'static str {
+    if env.get(ev::CLAUDE_PLUGIN_DATA).is_some() {
+        ev::CLAUDE_PLUGIN_DATA
+    } else if env
+        .get(ev::XDG_STATE_HOME)
+        .is_some_and(|d| Path::new(d).is_absolute())
+    {
+        ev::XDG_STATE_HOME
+    } else {
+        ev::HOME
     }
-    let owned = std::fs::symlink_metadata(dir.join(MARKER)).is_ok();
-    let empty = std::fs::read_dir(dir)
-        .map(|mut d| d.next().is_none())
-        .unwrap_or(false);
-    if !owned && !empty {
-        out.push(
-            check(
-                "data dir",
-                Level::Fail,
-                format!(
-                    "{} holds files jev-preflight did not create (no `{MARKER}`)",
-                    dir.display()
-                ),
-            )
-            .fix("point `CLAUDE_PLUGIN_DATA`/`XDG_STATE_HOME` elsewhere, or empty that directory"),
-        );
-        return out;
+}
+
+/// The data dir, opened exactly as UserPromptSubmit opens it ([`hook::open_store`]: created
+/// when missing, as the first prompt would, and proved to be a private directory of ours),
+/// with this repository's tree cache under it; then its size and stale state.
+fn data_dir_checks(env: &HostEnv, repo: Option<&Repo>) -> Vec<Check> {
+    let origin = data_dir_origin(env);
+    let shown = env
+        .data_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    let failed = |failure: Failure| {
+        let fix = match failure.class {
+            Class::StoreForeign => {
+                format!("point `{origin}` at another directory, or empty `{shown}`")
+            }
+            Class::StoreUnsafe => format!(
+                "jev-preflight keeps its state only in a private directory of yours: move away what is in the way, or point `{origin}` at another directory"
+            ),
+            _ if shown.is_empty() => "set `HOME`".to_owned(),
+            _ => format!(
+                "make sure you can create and write `{shown}` (no file in its path, a writable disk), or point `{origin}` at another directory"
+            ),
+        };
+        vec![hook_failure("data dir", &failure).fix(fix)]
+    };
+    let store = match hook::open_store(env) {
+        Ok(store) => store,
+        Err(failure) => return failed(failure),
+    };
+    if let Some(repo) = repo
+        && let Err(e) = store.repo_cache(&repo.common_dir)
+    {
+        return failed(Failure::from(e));
     }
+    let dir = store.root();
     let (bytes, files) = tree_size(dir);
-    out.push(check(
+    let mut out = vec![check(
         "data dir",
         Level::Ok,
-        format!("{} ({}, {files} files)", dir.display(), human(bytes)),
-    ));
+        format!(
+            "{} (from `{origin}`; {}, {files} files)",
+            dir.display(),
+            human(bytes)
+        ),
+    )];
+    out.push(stale_check(dir, env.now));
+    out
+}
 
-    // Prompt dirs older than the sweep age: sessions that never stopped.
+/// Prompt dirs older than the sweep age: sessions that never stopped.
+fn stale_check(dir: &Path, now: SystemTime) -> Check {
     let mut stale: Vec<PathBuf> = Vec::new();
     if let Ok(sessions) = std::fs::read_dir(dir.join("sessions")) {
         for s in sessions.flatten() {
@@ -465,13 +535,12 @@ fn data_dir_checks(dir: &Path, now: SystemTime) -> Vec<Check> {
             }
         }
     }
-    out.push(if stale.is_empty() {
+    if stale.is_empty() {
         check("stale state", Level::Ok, "none")
     } else {
         check("stale state", Level::Note, format!("{} prompt dir(s) with snapshot content older than {} h (sessions that never stopped)", stale.len(), STALE_PROMPT_AGE.as_secs() / 3600))
             .fix(format!("the next prompt sweeps them; or remove `{}` when no session is running", dir.join("sessions").display()))
-    });
-    out
+    }
 }
 
 /// The readable report.
@@ -502,6 +571,21 @@ pub fn render(checks: &[Check]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_versions() {
+        assert_eq!(parse_git_version("git version 2.47.3\n"), Some((2, 47)));
+        assert_eq!(
+            parse_git_version("git version 2.39.5 (Apple Git-154)"),
+            Some((2, 39))
+        );
+        assert_eq!(
+            parse_git_version("git version 2.45.1.windows.1"),
+            Some((2, 45))
+        );
+        assert_eq!(parse_git_version("nope"), None);
+        assert!((2, 30) < MIN_GIT && (2, 31) >= MIN_GIT && (3, 0) > MIN_GIT);
+    }
 
     fn hooks(
         project: bool,
@@ -571,20 +655,5 @@ mod tests {
             c.detail
         );
         assert!(c.fix.unwrap().contains("valid JSON"));
-    }
-
-    #[test]
-    fn git_versions() {
-        assert_eq!(parse_git_version("git version 2.47.3\n"), Some((2, 47)));
-        assert_eq!(
-            parse_git_version("git version 2.39.5 (Apple Git-154)"),
-            Some((2, 39))
-        );
-        assert_eq!(
-            parse_git_version("git version 2.45.1.windows.1"),
-            Some((2, 45))
-        );
-        assert_eq!(parse_git_version("nope"), None);
-        assert!((2, 30) < MIN_GIT && (2, 31) >= MIN_GIT && (3, 0) > MIN_GIT);
     }
 }

@@ -24,7 +24,6 @@ use crate::cmd::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
 use crate::config::HostEnv;
 use crate::env::vars as ev;
 use crate::hook::{self, effects};
-use crate::state::fs::read_capped;
 
 /// Why a user command failed, or finished with a verdict that is not success.
 #[derive(Debug, thiserror::Error)]
@@ -136,8 +135,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), RunError> {
     }
 }
 
-/// Anything that starts with `hook` is the hook, whatever follows: a usage error there would
-/// be exit 2, which a Stop host reads as "continue the agent". No arguments at all with stdin
+/// Anything that starts with `hook` is the hook, whatever follows, except a request for help:
+/// a usage error there would be exit 2, which a Stop host reads as "continue the agent". No arguments at all with stdin
 /// from a pipe is the hook too: hosts before 2.1.139 drop exec-form `args`.
 fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
     let first = args.get(1).and_then(|a| a.to_str());
@@ -146,6 +145,8 @@ fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
             Ok(Cli {
                 command: Some(Command::Hook { event, host }),
             }) => Invocation::Hook(hook_argv(event, host)),
+            // A person asking for help (no host passes `--help`) gets it, on stdout, exit 0.
+            Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => Invocation::Clap(e),
             _ => Invocation::Hook(hook::Argv::default()),
         };
     }
@@ -160,7 +161,7 @@ fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
                 "a command is required\n\nhint: try `jev-preflight demo`",
             ))
         }
-        Err(e) => Invocation::Clap(e),
+        Err(e) => Invocation::Clap(with_hint(e, &args)),
     }
 }
 
@@ -170,6 +171,29 @@ fn hook_argv(event: Option<crate::cmd::cli::HookEvent>, host: Option<String>) ->
         event: event.map(Into::into),
         host: host.as_deref().and_then(crate::host::Host::from_id),
     }
+}
+
+/// A usage error with a hint where a guess is natural but wrong: `eval --range A...B`
+/// (the range is positional).
+fn with_hint(e: clap::Error, args: &[OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let guessed_range = e.kind() == ErrorKind::UnknownArgument
+        && args.get(1).and_then(|a| a.to_str()) == Some("eval")
+        && matches!(e.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(arg)) if arg == "--range" || arg.starts_with("--range="));
+    if !guessed_range {
+        return e;
+    }
+    let mut cli = Cli::command();
+    // Built, the subcommand knows its full name for the usage line.
+    cli.build();
+    let eval = cli
+        .find_subcommand_mut("eval")
+        .expect("`eval` is a subcommand");
+    eval.error(
+        ErrorKind::UnknownArgument,
+        "`--range` is not an option: the range is positional\n\nhint: `jev-preflight eval main...HEAD` (or `A..B`, or one revision)",
+    )
 }
 
 fn cwd() -> Result<PathBuf, RunError> {
@@ -252,6 +276,14 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
     };
     let format = if args.json { Format::Json } else { args.format };
     let report = crate::cmd::eval::run(env, &cwd()?, &request, &mut std::io::stdin().lock())?;
+    for warning in &report.warnings {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: {}\nhint: {}",
+            warning.message,
+            warning.hint
+        );
+    }
     let text = match format {
         Format::Json => format!("{:#}\n", crate::cmd::eval::render::json(&report)),
         Format::Markdown => crate::cmd::eval::render::markdown(&report),
@@ -286,7 +318,13 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
     }
     let axes: Vec<String> = failing
         .iter()
-        .map(|&(i, v)| format!("{} {v:.2}", crate::pipeline::axes::AXIS_IDS[i]))
+        .map(|&(i, v)| {
+            format!(
+                "{} {}",
+                crate::pipeline::axes::AXIS_IDS[i],
+                crate::pipeline::threshold::shown(v)
+            )
+        })
         .collect();
     Err(RunError::FailOn(format!(
         "jev-preflight: --fail-on {}: {}",
@@ -335,10 +373,20 @@ fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> 
         .and_then(std::fs::canonicalize)
         .map_err(RunError::CurrentExe)?;
     let file = host.hook_file(&scope);
+    // What undoes an install lives in the data dir, never beside the settings file.
+    let data = env
+        .data_dir()
+        .ok_or(crate::cmd::status::StatusError::NoDataDir)?;
+    let undo_root = crate::state::Store::open(&data)
+        .and_then(|store| store.install_dir())
+        .map_err(|source| crate::cmd::status::StatusError::Store {
+            path: data.clone(),
+            source,
+        })?;
     let outcome = if add {
-        install::install(host, file, &settings, &program)?
+        install::install(host, file, &settings, &program, &undo_root)?
     } else {
-        install::uninstall(host, file, &settings, &program)?
+        install::uninstall(host, file, &settings, &program, &undo_root)?
     };
     print(&format!("{outcome}\n"))?;
     if add && let Some(step) = host.next_step(&scope) {
@@ -352,11 +400,12 @@ fn run_hook(argv: hook::Argv) {
     hook::install_panic_hook();
     let env = HostEnv::from_process();
     let ctx = hook::Context::new(&env, &effects::Real);
-    let read = read_capped(std::io::stdin().lock(), hook::event::MAX_EVENT_BYTES as u64);
+    let read = read_stdin(hook::STDIN_DEADLINE, hook::event::MAX_EVENT_BYTES as u64);
     let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match read {
-        Ok(Some(input)) => hook::handle(&ctx, &input, argv),
-        Ok(None) => hook::handle_too_large(&ctx, argv),
-        Err(e) => hook::handle_unreadable(&ctx, argv, &e),
+        Stdin::Closed(Ok(Some(input))) => hook::handle(&ctx, &input, argv),
+        Stdin::Closed(Ok(None)) => hook::handle_too_large(&ctx, argv),
+        Stdin::Closed(Err(e)) => hook::handle_unreadable(&ctx, argv, &e),
+        Stdin::StillOpen(partial) => hook::handle_stdin_open(&ctx, &partial, argv),
     }))
     .unwrap_or_else(|_| hook::Output {
         stderr: vec!["jev-preflight: hook: panic: while handling the event".into()],
@@ -370,6 +419,51 @@ fn run_hook(argv: hook::Argv) {
     let mut err = std::io::stderr().lock();
     for line in &output.stderr {
         let _ = writeln!(err, "{line}");
+    }
+}
+
+/// What the hook's stdin held.
+enum Stdin {
+    /// Closed by the host: the bytes (`None` past the cap), or why they could not be read.
+    Closed(std::io::Result<Option<Vec<u8>>>),
+    /// Still open at the deadline, with what had arrived by then.
+    StillOpen(Vec<u8>),
+}
+
+/// Reads stdin to its end, at most `max` bytes, waiting at most `deadline`. The read runs on
+/// a thread of its own: a host that never closes stdin leaves it blocked, and it ends with
+/// the process.
+fn read_stdin(deadline: std::time::Duration, max: u64) -> Stdin {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex, mpsc};
+    let arrived = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&arrived);
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut chunk = vec![0u8; 64 * 1024];
+        let result = loop {
+            match stdin.read(&mut chunk) {
+                Ok(0) => break Ok(true),
+                Ok(n) => {
+                    let mut bytes = sink.lock().unwrap_or_else(|p| p.into_inner());
+                    bytes.extend_from_slice(&chunk[..n]);
+                    if bytes.len() as u64 > max {
+                        break Ok(false);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let _ = done.send(result);
+    });
+    let take = || std::mem::take(&mut *arrived.lock().unwrap_or_else(|p| p.into_inner()));
+    match finished.recv_timeout(deadline) {
+        Ok(Ok(true)) => Stdin::Closed(Ok(Some(take()))),
+        Ok(Ok(false)) => Stdin::Closed(Ok(None)),
+        Ok(Err(e)) => Stdin::Closed(Err(e)),
+        Err(_) => Stdin::StillOpen(take()),
     }
 }
 
@@ -461,12 +555,54 @@ mod tests {
                 host: None
             })
         ));
+        for help in [
+            &["hook", "--help"][..],
+            &["hook", "-h"],
+            &["hook", "stop", "--help"],
+            &["hook", "--host", "qwen", "--help"],
+        ] {
+            match parse(args(help), false) {
+                Invocation::Clap(e) => {
+                    assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp);
+                    assert!(!e.use_stderr());
+                    assert!(
+                        e.render()
+                            .to_string()
+                            .contains("Run as an agent host's hook")
+                    );
+                }
+                _ => panic!("{help:?} is not help"),
+            }
+        }
         assert!(matches!(parse(args(&[]), true), Invocation::Clap(_)));
         assert!(matches!(
             parse(args(&["demo"]), true),
             Invocation::User(Command::Demo)
         ));
         assert!(matches!(parse(args(&["nope"]), false), Invocation::Clap(_)));
+    }
+
+    #[test]
+    fn a_range_flag_gets_a_hint_that_the_range_is_positional() {
+        for guess in [
+            &["eval", "--range", "main...HEAD"][..],
+            &["eval", "--range=A..B"][..],
+        ] {
+            let Invocation::Clap(e) = parse(args(guess), true) else {
+                panic!("{guess:?} parsed");
+            };
+            let text = e.render().to_string();
+            assert!(text.contains("the range is positional"), "{text}");
+            assert!(
+                text.contains("hint: `jev-preflight eval main...HEAD`"),
+                "{text}"
+            );
+            assert_eq!(code_of(&Err(RunError::Usage(e))), codes::ERROR);
+        }
+        let Invocation::Clap(e) = parse(args(&["eval", "--bogus"]), true) else {
+            panic!("parsed");
+        };
+        assert!(!e.render().to_string().contains("positional"));
     }
 
     #[test]

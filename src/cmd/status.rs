@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use crate::hook::failure::Class;
 use crate::state::{MARKER, Store};
 
 /// Entries shown by default.
@@ -53,16 +54,41 @@ pub fn decisions(
     all.reverse();
     Ok(all
         .into_iter()
+        .map(with_repository)
         .filter(|d| match repo_top {
             None => true,
-            Some(top) => d
-                .get("cwd")
-                .and_then(Value::as_str)
-                .and_then(|cwd| std::fs::canonicalize(cwd).ok())
-                .is_some_and(|cwd| cwd.starts_with(top)),
+            // The entry's repository; for a layout without a `.git` in the working tree
+            // (`core.worktree`), any directory under this top.
+            Some(top) => match d.get("repo").and_then(Value::as_str) {
+                Some(repo) => Path::new(repo) == top,
+                None => d
+                    .get("cwd")
+                    .and_then(Value::as_str)
+                    .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+                    .is_some_and(|cwd| cwd.starts_with(top)),
+            },
         })
         .take(limit)
         .collect())
+}
+
+/// The repository an entry's `cwd` belongs to, added as `repo`: the nearest directory at or
+/// above it that holds a `.git` (a linked worktree's is a file), after resolving symlinks.
+/// Nothing is added when the directory is gone or in no repository.
+fn with_repository(mut entry: Value) -> Value {
+    let repo = entry
+        .get("cwd")
+        .and_then(Value::as_str)
+        .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+        .and_then(|cwd| {
+            cwd.ancestors()
+                .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+                .map(Path::to_path_buf)
+        });
+    if let (Some(repo), Value::Object(map)) = (repo, &mut entry) {
+        map.insert("repo".into(), Value::String(repo.display().to_string()));
+    }
+    entry
 }
 
 /// What an outcome means, in plain words.
@@ -81,10 +107,15 @@ pub fn explain(outcome: &str, class: Option<&str>) -> String {
         "stop_hook_active; prompt finished" | "continuation already issued; prompt finished" => "the agent was already asked once for this prompt; never twice".into(),
         "prompt already finished" => "a duplicate Stop for a prompt already finished".into(),
         "no baseline, or another Stop is evaluating this prompt" => "another Stop of the same prompt was running, or there was no baseline".into(),
-        "failed" => format!(
-            "failed open ({}): the agent was let finish; run `jev-preflight doctor`",
-            class.unwrap_or("unknown")
-        ),
+        "failed" => {
+            let name = class.unwrap_or("unknown");
+            match class.and_then(Class::from_name) {
+                Some(class) => {
+                    format!("failed open ({name}): the agent was let finish; {}", class.hint())
+                }
+                None => format!("failed open ({name}): the agent was let finish"),
+            }
+        }
         other => other.to_owned(),
     }
 }
@@ -159,6 +190,15 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
             }
         }
         let _ = writeln!(t);
+        match (e.get("repo"), e.get("cwd")) {
+            (Some(Value::String(repo)), _) => {
+                let _ = writeln!(t, "  repository: {repo}");
+            }
+            (_, Some(Value::String(cwd))) => {
+                let _ = writeln!(t, "  directory: {cwd} (not a repository now)");
+            }
+            _ => {}
+        }
         if let Some(scores) = e.get("scores").and_then(Value::as_object) {
             let mut top: Vec<(&String, f64)> = scores
                 .iter()
@@ -168,7 +208,7 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
             let shown: Vec<String> = top
                 .iter()
                 .take(3)
-                .map(|(k, v)| format!("{k} {v:.2}"))
+                .map(|(k, v)| format!("{k} {}", crate::pipeline::threshold::shown(*v)))
                 .collect();
             let selected: Vec<&str> = e
                 .get("selected")
@@ -293,5 +333,20 @@ mod tests {
             assert_ne!(explain(outcome, None), outcome);
         }
         assert!(explain("failed", Some("missing_key")).contains("missing_key"));
+        // Doctor is named only where it can find the cause.
+        assert!(explain("failed", Some("store_unsafe")).contains("jev-preflight doctor"));
+        assert!(explain("failed", Some("config_invalid")).contains("jev-preflight doctor"));
+        for class in [
+            "network",
+            "timeout",
+            "http_503",
+            "git_timeout",
+            "store_busy",
+            "panic",
+        ] {
+            let why = explain("failed", Some(class));
+            assert!(why.contains(class) && !why.contains("doctor"), "{why}");
+        }
+        assert!(!explain("failed", Some("from_the_future")).contains("doctor"));
     }
 }

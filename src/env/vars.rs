@@ -15,6 +15,10 @@ pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 /// Last fallback for the data dir and the user config file.
 pub const HOME: &str = "HOME";
 
+/// How Claude Code names the variable of a plugin userConfig option: this prefix and the
+/// option's key in upper case (`scorer` → `CLAUDE_PLUGIN_OPTION_SCORER`).
+pub const PLUGIN_OPTION_PREFIX: &str = "CLAUDE_PLUGIN_OPTION_";
+
 /// TypeSafe API key from the plugin's sensitive userConfig option.
 pub const PLUGIN_TYPESAFE_API_KEY: &str = "CLAUDE_PLUGIN_OPTION_TYPESAFE_API_KEY";
 /// TypeSafe API key from the user's shell environment (used when the plugin option is unset).

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::hook::event::EventName;
 use crate::host::Host;
 use crate::pipeline::axes::{AXIS_IDS, Axis, Selected};
+use crate::pipeline::threshold::shown;
 use crate::scorer::Evidence;
 
 /// Claude Code's cap on one hook string; we stay well below it.
@@ -60,9 +61,9 @@ pub fn assist_text(f: &Finding<'_>) -> String {
             .map(|a| one_line(a.question, 300))
             .unwrap_or_default();
         t.push_str(&format!(
-            "\n{}. {id} (score {:.2}): {question}\n",
+            "\n{}. {id} (score {}): {question}\n",
             n + 1,
-            sel.score
+            shown(sel.score)
         ));
         let ev: Vec<&Evidence> = f.evidence.iter().filter(|e| e.axis == sel.axis).collect();
         for e in ev.iter().take(MAX_EVIDENCE_PER_AXIS) {
@@ -80,7 +81,7 @@ pub fn assist_text(f: &Finding<'_>) -> String {
         }
     }
     if !f.files.is_empty() {
-        let shown: Vec<String> = f
+        let listed: Vec<String> = f
             .files
             .iter()
             .take(MAX_FILES_LISTED)
@@ -88,7 +89,7 @@ pub fn assist_text(f: &Finding<'_>) -> String {
             .collect();
         t.push_str(&format!(
             "\nFiles changed in this turn: {}",
-            shown.join(", ")
+            listed.join(", ")
         ));
         if f.files.len() > MAX_FILES_LISTED {
             t.push_str(&format!(" and {} more", f.files.len() - MAX_FILES_LISTED));
@@ -113,7 +114,7 @@ pub fn assist_text(f: &Finding<'_>) -> String {
 pub fn report_line(selected: &[Selected], files: &[String]) -> String {
     let axes: Vec<String> = selected
         .iter()
-        .map(|s| format!("{} {:.2}", axis_id(s.axis), s.score))
+        .map(|s| format!("{} {}", axis_id(s.axis), shown(s.score)))
         .collect();
     let where_ = match files {
         [] => String::new(),
@@ -231,7 +232,7 @@ mod tests {
             omitted: &[],
         });
         for needle in [
-            "auth_boundary (score 0.93): Does the change loosen who may do what?",
+            "auth_boundary (score 0.934): Does the change loosen who may do what?",
             "src/api.rs:42: removed an authorization check",
             "priorities for where to look, not proof",
             "Change code only where you find concrete evidence",

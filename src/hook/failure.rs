@@ -74,33 +74,107 @@ impl Class {
         })
     }
 
-    /// The next step for the user.
+    /// The class a wire name stands for (`"http_429"` → `Http(429)`), as `status` reads them
+    /// back from the decision log; `None` for a name this version does not know.
+    pub fn from_name(name: &str) -> Option<Class> {
+        if let Some(status) = name.strip_prefix("http_") {
+            return status.parse().ok().map(Class::Http);
+        }
+        Class::NAMED.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Every class but `Http(_)`, whose names are not a fixed list.
+    const NAMED: [Class; 22] = [
+        Class::Panic,
+        Class::InputInvalid,
+        Class::InputTooLarge,
+        Class::StoreIo,
+        Class::StoreUnsafe,
+        Class::StoreForeign,
+        Class::StoreBusy,
+        Class::StateCorrupt,
+        Class::GitMissing,
+        Class::GitTimeout,
+        Class::GitOutputTooLarge,
+        Class::GitFailed,
+        Class::GitUnexpectedOutput,
+        Class::ConfigInvalid,
+        Class::UserConfigInvalid,
+        Class::MissingKey,
+        Class::ScorerConfig,
+        Class::Network,
+        Class::Timeout,
+        Class::ResponseTooLarge,
+        Class::InvalidResponse,
+        Class::CommandFailed,
+    ];
+
+    /// Whether `jev-preflight doctor` runs the check that fails with this class (the same
+    /// code as the hook), so that sending the user there can find the cause. Other classes
+    /// come from one turn's circumstances (a slow network, a busy store, a scorer's answer)
+    /// that doctor cannot reproduce.
+    pub fn doctor_diagnoses(self) -> bool {
+        matches!(
+            self,
+            Class::StoreIo
+                | Class::StoreUnsafe
+                | Class::StoreForeign
+                | Class::ConfigInvalid
+                | Class::UserConfigInvalid
+                | Class::MissingKey
+                | Class::ScorerConfig
+                | Class::GitMissing
+        )
+    }
+
+    /// The next step for the user. It sends them to `jev-preflight doctor` only when
+    /// [`Class::doctor_diagnoses`] says doctor can find the cause.
     pub fn hint(self) -> &'static str {
         match self {
-            Class::GitMissing => "install git or put it on PATH",
-            Class::GitTimeout => {
-                "the repository is slow to snapshot; `jev-preflight doctor` shows timings"
+            Class::GitMissing => "install git or put it on PATH (`jev-preflight doctor` checks it)",
+            Class::ConfigInvalid => {
+                "fix `.jev-preflight.json` (it is read when you send a prompt; `jev-preflight doctor` shows where)"
             }
-            Class::ConfigInvalid => "fix `.jev-preflight.json` (it is read when you send a prompt)",
-            Class::UserConfigInvalid => "fix the user config file or the JEV_PREFLIGHT_* variables",
+            Class::UserConfigInvalid => {
+                "fix the user setting `jev-preflight doctor` names (the user config file, a JEV_PREFLIGHT_* variable or a plugin option)"
+            }
             Class::MissingKey => {
                 "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the built-in scorer with JEV_PREFLIGHT_SCORER=local"
             }
+            Class::ScorerConfig => "check the scorer settings with `jev-preflight doctor`",
+            Class::StoreIo | Class::StoreUnsafe | Class::StoreForeign => {
+                "check that the data dir is yours and writable (`jev-preflight doctor`)"
+            }
             Class::Http(401 | 403) => "check your TypeSafe API key",
+            Class::Http(_) => "the scorer refused the request; the next turn tries again",
             Class::Network | Class::Timeout => {
                 "the scorer was unreachable in time; the next turn tries again"
+            }
+            Class::ResponseTooLarge | Class::InvalidResponse => {
+                "the scorer's answer was not a valid score; check the endpoint or model you configured"
+            }
+            Class::CommandFailed => {
+                "run the scorer command by hand with a request on stdin to see why it failed"
             }
             Class::InputInvalid | Class::InputTooLarge => {
                 "the host sent an event jev-preflight cannot read"
             }
-            Class::StoreIo
-            | Class::StoreUnsafe
-            | Class::StoreForeign
-            | Class::StoreBusy
-            | Class::StateCorrupt => {
-                "check that the data dir is yours and writable (`jev-preflight doctor`)"
+            Class::GitTimeout => {
+                "the repository is slow to snapshot; `jev-preflight status` shows where a Stop's time went"
             }
-            _ => "run `jev-preflight doctor`",
+            Class::GitOutputTooLarge => {
+                "the turn changed more than jev-preflight reads at once; the next turn tries again"
+            }
+            Class::GitFailed | Class::GitUnexpectedOutput => {
+                "git could not read the repository; `git status` there shows why"
+            }
+            Class::StoreBusy => {
+                "another jev-preflight process of this session held the state; the next turn tries again"
+            }
+            Class::StateCorrupt => {
+                "a state file could not be read and was removed; the next prompt starts afresh"
+            }
+            Class::Panic => "this is a bug in jev-preflight; please report it with the stderr line",
         }
     }
 }
@@ -258,5 +332,23 @@ mod tests {
         assert_eq!(Class::GitTimeout, "git_timeout");
         assert_eq!(Class::StoreBusy.to_string(), "store_busy");
         assert_eq!(Class::Http(401).hint(), "check your TypeSafe API key");
+    }
+
+    #[test]
+    fn names_read_back_and_only_diagnosable_classes_send_to_doctor() {
+        for class in Class::NAMED
+            .into_iter()
+            .chain([Class::Http(429), Class::Http(503)])
+        {
+            assert_eq!(Class::from_name(&class.name()), Some(class));
+            // Never sent to a doctor that cannot find the cause.
+            assert!(
+                class.doctor_diagnoses() || !class.hint().contains("doctor"),
+                "{class}: {}",
+                class.hint()
+            );
+        }
+        assert_eq!(Class::from_name("nope"), None);
+        assert_eq!(Class::from_name("http_x"), None);
     }
 }

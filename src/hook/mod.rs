@@ -35,12 +35,18 @@ use effects::Effects;
 use event::{Dispatch, Event, EventName};
 use failure::{Class, Failure};
 
-/// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s).
+/// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s); a
+/// repository's `timeoutMs` may shorten it, never lengthen it
+/// ([`crate::config::TIMEOUT_MS_RANGE`]).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(20);
 /// Deadline of one git call on UserPromptSubmit (whose hook timeout is 30 s).
 pub const PROMPT_GIT_DEADLINE: Duration = Duration::from_secs(5);
 /// Deadline of one git call on Stop.
 pub const STOP_GIT_DEADLINE: Duration = Duration::from_secs(10);
+/// How long the hook waits for the host to close stdin. Hosts write the event and close it
+/// at once; one that leaves it open must not hold the hook (and the agent) until the host's
+/// own timeout.
+pub const STDIN_DEADLINE: Duration = Duration::from_secs(3);
 /// SessionEnd hooks share 1.5 s; we stop removing well before.
 pub const SESSION_END_BUDGET: Duration = Duration::from_millis(1000);
 
@@ -75,17 +81,12 @@ impl<'a> Context<'a> {
     }
 
     fn data_dir(&self) -> Result<std::path::PathBuf, Failure> {
-        self.env.data_dir().ok_or_else(|| {
-            Failure::new(
-                Class::StoreIo,
-                "no data dir: neither CLAUDE_PLUGIN_DATA, XDG_STATE_HOME nor HOME is set",
-            )
-        })
+        data_dir(self.env)
     }
 
     /// Opens the store, creating it (UserPromptSubmit with a mode that writes).
     fn create_store(&self) -> Result<Store, Failure> {
-        Ok(Store::open(&self.data_dir()?)?)
+        open_store(self.env)
     }
 
     /// Opens the store only when it exists (Stop, SessionEnd, notices: never create it).
@@ -93,6 +94,24 @@ impl<'a> Context<'a> {
         let root = self.data_dir()?;
         Ok(Store::open_existing(&root)?)
     }
+}
+
+/// The data dir, or the failure the hook reports without one.
+fn data_dir(env: &HostEnv) -> Result<std::path::PathBuf, Failure> {
+    env.data_dir().ok_or_else(|| {
+        Failure::new(
+            Class::StoreIo,
+            "no data dir: neither CLAUDE_PLUGIN_DATA, XDG_STATE_HOME nor HOME is set",
+        )
+    })
+}
+
+/// Opens the private store under the data dir, creating it when missing, and proves it is a
+/// private directory of ours: what UserPromptSubmit does before it writes anything. `doctor`
+/// runs this very function, so its verdict on the data dir is the hook's, failure class and
+/// all.
+pub fn open_store(env: &HostEnv) -> Result<Store, Failure> {
+    Ok(Store::open(&data_dir(env)?)?)
 }
 
 /// The result of handling one event, before fail-open rendering.
@@ -281,6 +300,27 @@ fn log(
 pub fn handle_too_large(ctx: &Context<'_>, argv: Argv) -> Output {
     let failure = Failure::from(event::EventError::TooLarge);
     fail(ctx, &Event::hinted(argv.host), None, failure)
+}
+
+/// Stdin was still open at [`STDIN_DEADLINE`]. What arrived is handled when it is one whole
+/// JSON object (a host that forgot to close stdin); otherwise the hook gives up, failing open.
+pub fn handle_stdin_open(ctx: &Context<'_>, partial: &[u8], argv: Argv) -> Output {
+    match serde_json::from_slice::<serde_json::Value>(partial) {
+        Ok(serde_json::Value::Object(_)) => handle(ctx, partial, argv),
+        _ => fail(
+            ctx,
+            &Event::hinted(argv.host),
+            None,
+            Failure::new(
+                Class::InputInvalid,
+                format!(
+                    "stdin was still open after {} s without a whole event ({} bytes read)",
+                    STDIN_DEADLINE.as_secs(),
+                    partial.len()
+                ),
+            ),
+        ),
+    }
 }
 
 /// Stdin could not be read at all.

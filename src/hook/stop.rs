@@ -196,7 +196,8 @@ fn evaluate(
     // Score with the scorer the user chose, then pick the axes.
     let scorer = effects.scorer(&user.scorer)?;
     let thresholds = frozen.thresholds(scorer.default_thresholds());
-    let verdict = pipeline::judge(&payload, &*scorer, &thresholds, ctx.scorer_budget)?;
+    let budget = frozen.scorer_budget(ctx.scorer_budget);
+    let verdict = pipeline::judge(&payload, &*scorer, &thresholds, budget)?;
     effects.checkpoint(Checkpoint::Scored);
     clock.lap("score");
     let (scores, selected) = (&verdict.scores, &verdict.selected);

@@ -13,6 +13,7 @@ pub mod paths;
 pub mod payload;
 pub mod redact;
 pub mod select;
+pub mod threshold;
 
 use std::time::Duration;
 

@@ -14,6 +14,7 @@
 //! <data>/repos/<h(repo)>/trees/        per-repository tree-object cache (snapshot engine)
 //! <data>/sessions/<h(session)>/        lock, seq, notices, repo.json (last discovery)
 //! <data>/sessions/<h(session)>/prompts/<h(prompt)>/   lock, state.json, snap/
+//! <data>/install/<h(settings path)>/   what `install` keeps to undo itself
 //! ```
 //!
 //! Raw session and prompt ids are never written: directory names are truncated SHA-256 hashes.
@@ -190,6 +191,14 @@ impl Store {
         let trees = dir.join("trees");
         ensure_dir(&trees)?;
         Ok(trees)
+    }
+
+    /// Where `install` keeps what it needs to undo itself (created when missing); the sweep
+    /// never touches it.
+    pub fn install_dir(&self) -> Result<PathBuf, StoreError> {
+        let dir = self.root.join("install");
+        ensure_dir(&dir)?;
+        Ok(dir)
     }
 
     /// The directory of one session (not created until [`SessionStore::ensure`]).

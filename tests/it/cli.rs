@@ -155,7 +155,8 @@ fn dry_run_prints_the_exact_payload_and_sends_nothing() {
     let v = json_of(&run(&env, repo.path(), &["eval", "--dry-run", "--json"]));
     assert_eq!(v["status"], "dry_run");
     assert_eq!(v["scorer"], "jev");
-    assert!(v.get("scores").is_none() && v.get("selected").is_none());
+    // Nothing scored: the promised fields are there, empty.
+    assert_eq!((&v["scores"], &v["selected"]), (&json!({}), &json!([])));
     let payload = v["payload"].as_str().unwrap();
     assert_eq!(text.stdout, format!("{payload}\n"));
     assert_eq!(v["payload_bytes"], payload.len());
@@ -265,6 +266,118 @@ fn patches_from_files_and_stdin_need_no_repository() {
         b"",
     ));
     assert_eq!(v["status"], "nothing_to_score");
+}
+
+/// The fields SPEC §9 promises, present in every status.
+const PROMISED: [&str; 8] = [
+    "scorer",
+    "scores",
+    "selected",
+    "files",
+    "payload_bytes",
+    "thresholds",
+    "evidence",
+    "status",
+];
+
+#[test]
+fn eval_json_keeps_its_fields_when_nothing_is_selectable() {
+    let repo = TestRepo::new();
+    repo.write(".jev-preflight.json", r#"{"exclude": ["docs/**"]}"#);
+    repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
+    repo.write("docs/guide.md", "one\n");
+    repo.commit_all("init");
+    repo.write("package-lock.json", "{\"lockfileVersion\": 3, \"x\": 1}\n");
+    repo.write("docs/guide.md", "two\n");
+    let env = env();
+    let v = json_of(&run(&env, repo.path(), &["eval", "--json"]));
+    assert_eq!(v["status"], "nothing_to_score", "{v:#}");
+    for field in PROMISED {
+        assert!(v.get(field).is_some(), "`{field}` missing: {v:#}");
+    }
+    assert_eq!(v["scores"], json!({}));
+    assert_eq!(v["selected"], json!([]));
+    assert_eq!(v["evidence"], json!([]));
+    assert_eq!(v["files"], json!([]));
+    assert_eq!(v["payload_bytes"], 0);
+    assert_eq!(v["scorer"], "local");
+    assert_eq!(v["excluded"].as_array().unwrap().len(), 2, "{v:#}");
+
+    // Over `maxDiffBytes` with `oversize: skip`: the same fields.
+    repo.write(
+        ".jev-preflight.json",
+        r#"{"maxDiffBytes": 1024, "oversize": "skip"}"#,
+    );
+    repo.commit_all("config");
+    repo.write(
+        "src/big.rs",
+        "// filler line for a large change\n".repeat(200),
+    );
+    let v = json_of(&run(&env, repo.path(), &["eval", "--json"]));
+    assert_eq!(v["status"], "too_large", "{v:#}");
+    for field in PROMISED {
+        assert!(v.get(field).is_some(), "`{field}` missing: {v:#}");
+    }
+    assert_eq!((&v["scores"], &v["selected"]), (&json!({}), &json!([])));
+}
+
+#[test]
+fn an_invalid_repository_config_does_not_stop_a_patch() {
+    let repo = TestRepo::new();
+    repo.write(".jev-preflight.json", r#"{"mode": "loud"}"#);
+    repo.commit_all("init");
+    let env = env();
+    let patch = format!("--- a/src/api.rs\n+++ b/src/api.rs\n@@ -1,9 +1,7 @@\n{}", {
+        let before: Vec<&str> = API_BEFORE.lines().collect();
+        let after: Vec<&str> = API_AFTER.lines().collect();
+        let mut body = String::new();
+        for l in &before {
+            if after.contains(l) {
+                body.push_str(&format!(" {l}\n"));
+            } else {
+                body.push_str(&format!("-{l}\n"));
+            }
+        }
+        body
+    });
+    let out = run_in(
+        &env,
+        repo.path(),
+        &["eval", "--patch", "-", "--json"],
+        patch.as_bytes(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with(
+            "warning: ignoring the repository config: .jev-preflight.json: `mode`: must be one of"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("\nhint: `--patch` needs no repository, so the defaults apply; edit `"),
+        "{}",
+        out.stderr
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["status"], "scored");
+    assert_eq!(v["files"], json!(["src/api.rs"]));
+    assert!(
+        v["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`mode`"),
+        "{v:#}"
+    );
+    // Scoring the repository itself still needs a valid config.
+    let own = run(&env, repo.path(), &["eval"]);
+    assert_eq!(own.code, 2);
+    assert!(
+        own.stderr.starts_with("error: invalid configuration"),
+        "{}",
+        own.stderr
+    );
 }
 
 #[test]
@@ -464,6 +577,38 @@ fn status_explains_what_the_hook_did_in_this_repository() {
         serde_json::from_str(&run(&env, repo.path(), &["status", "-n", "1", "--json"]).stdout)
             .unwrap();
     assert_eq!(one.as_array().unwrap().len(), 1);
+
+    // Every entry names its repository, also from a subdirectory and across repositories.
+    let top = |r: &TestRepo| std::fs::canonicalize(r.path()).unwrap();
+    let sub = repo.path().join("src");
+    let here = run(&env, &sub, &["status"]).stdout;
+    assert_eq!(
+        here.matches(&format!("  repository: {}\n", top(&repo).display()))
+            .count(),
+        2,
+        "{here}"
+    );
+    let every = run(&env, &sub, &["status", "--all"]).stdout;
+    for (r, n) in [(&repo, 2), (&other, 1)] {
+        assert_eq!(
+            every
+                .matches(&format!("  repository: {}\n", top(r).display()))
+                .count(),
+            n,
+            "{every}"
+        );
+    }
+    assert_eq!(all[0]["repo"], top(&other).display().to_string());
+    // A failure that doctor can diagnose sends the user there; the entry says which repo.
+    repo.write(".jev-preflight.json", "{\"mode\": \"loud\"}\n");
+    env.run(&event("UserPromptSubmit", "s", "p4", repo.path()));
+    let failed = run(&env, repo.path(), &["status", "-n", "1"]).stdout;
+    assert!(
+        failed.contains(
+            "why: failed open (config_invalid): the agent was let finish; fix `.jev-preflight.json`"
+        ) && failed.contains("`jev-preflight doctor` shows where"),
+        "{failed}"
+    );
 }
 
 #[test]
@@ -499,14 +644,16 @@ fn doctor_reports_health_and_each_problem_with_its_fix() {
         &[(repo.path(), "[REPO]"), (env.root.path(), "[ENV]")],
     );
     assert!(
-        text.contains("FAIL  repo config   .jev-preflight.json: `exclude[0]`: invalid glob"),
+        text.contains(
+            "FAIL  repo config   config_invalid: .jev-preflight.json: `exclude[0]`: invalid glob"
+        ),
         "{text}"
     );
     assert!(
         text.contains("fix: edit `[REPO]/.jev-preflight.json` at `exclude[0]`"),
         "{text}"
     );
-    assert!(text.contains("FAIL  scorer        jev chosen by `JEV_PREFLIGHT_SCORER`, but it cannot be built: no API key is configured"), "{text}");
+    assert!(text.contains("FAIL  scorer        missing_key: jev chosen by `JEV_PREFLIGHT_SCORER`, but it cannot be built: no API key is configured"), "{text}");
     assert!(text.contains("2 problem(s) found"), "{text}");
 
     // The key is reported present, never shown.
@@ -663,8 +810,23 @@ fn install_and_uninstall_from_the_command_line() {
     let original = "{\n  \"model\": \"opus\",\n  \"permissions\": {\"allow\": []}\n}\n";
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, original).unwrap();
-    assert_eq!(run(&env, repo.path(), &["install"]).code, 0);
+    repo.git(&["add", ".claude/settings.json"]);
+    repo.git(&["commit", "-q", "-m", "settings"]);
+    let out = run(&env, repo.path(), &["install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
+    // The previous file is kept in the data dir: nothing new for `git add -A` to pick up.
+    let kept = std::fs::canonicalize(&env.data).unwrap().join("install");
+    assert!(
+        out.stdout
+            .contains(&format!("(previous file saved as `{}", kept.display())),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--untracked-files=all"]),
+        " M .claude/settings.json\n"
+    );
     assert_eq!(run(&env, repo.path(), &["uninstall"]).code, 0);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 
@@ -678,7 +840,8 @@ fn install_and_uninstall_from_the_command_line() {
         refused.stderr
     );
     assert!(
-        refused.stderr.contains("\nhint: remove the comments"),
+        refused.stderr.contains("\nhint: remove the comments")
+            && refused.stderr.contains("#add-the-hooks-by-hand"),
         "{}",
         refused.stderr
     );
@@ -797,6 +960,7 @@ fn completions_man_page_and_help() {
     let mut help = String::new();
     for sub in [
         "",
+        "hook",
         "eval",
         "status",
         "doctor",

@@ -332,3 +332,29 @@ fn a_panic_would_be_a_hook_error_so_the_panic_path_is_exit_zero() {
     assert_eq!(r.class().as_deref(), Some("input_invalid"));
     let _ = Path::new("");
 }
+
+#[test]
+fn a_stdin_that_never_closes_gives_up_in_bounded_time() {
+    let deadline = jev_preflight::hook::STDIN_DEADLINE;
+    let limit = deadline + std::time::Duration::from_secs(15);
+    let env = HookEnv::new();
+    let repo = repo();
+    // Nothing, or half an event, and stdin left open: give up, fail open, exit 0.
+    for input in [&b""[..], br#"{"hook_event_name":"Stop","session_id":"#] {
+        let (elapsed, r) = env.hook().stdin(input).run_with_stdin_open(limit);
+        r.ok();
+        assert!(elapsed >= deadline, "{elapsed:?}");
+        assert_eq!(r.class().as_deref(), Some("input_invalid"), "{r:?}");
+        assert!(
+            r.stderr.contains("stdin was still open after"),
+            "{}",
+            r.stderr
+        );
+        assert!(r.continuation().is_none());
+    }
+    // A whole event on a stdin the host forgot to close is still handled.
+    let event = event("UserPromptSubmit", "open", "p1", repo.path()).to_string();
+    let (_, r) = env.hook().stdin(event).run_with_stdin_open(limit);
+    r.ok();
+    assert!(r.stderr.contains("baseline taken"), "{}", r.stderr);
+}

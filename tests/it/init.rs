@@ -19,7 +19,7 @@ fn schema() -> Value {
 
 /// A checker for the subset of JSON Schema that `config.schema.json` uses: `type`, `enum`,
 /// `minimum`/`maximum`, `maxItems`, `items`, `properties`,
-/// `additionalProperties: false`, and local `$ref`. Any other keyword fails the check, so the
+/// `additionalProperties: false`, `required`, `not`, and local `$ref`. Any other keyword fails the check, so the
 /// schema cannot grow a rule this test silently ignores.
 fn violations(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
     const KNOWN: &[&str] = &[
@@ -38,6 +38,8 @@ fn violations(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<Stri
         "items",
         "properties",
         "additionalProperties",
+        "required",
+        "not",
     ];
     let mut out = Vec::new();
     for keyword in schema.as_object().unwrap().keys() {
@@ -45,6 +47,21 @@ fn violations(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<Stri
             KNOWN.contains(&keyword.as_str()),
             "unsupported keyword `{keyword}`"
         );
+    }
+    if let Some(inner) = schema.get("not")
+        && violations(root, inner, value, at).is_empty()
+    {
+        out.push(format!("{at}: matches what `not` forbids"));
+    }
+    if let (Some(required), Some(members)) = (
+        schema.get("required").and_then(Value::as_array),
+        value.as_object(),
+    ) {
+        for key in required {
+            if !members.contains_key(key.as_str().unwrap()) {
+                out.push(format!("{at}: `{key}` missing"));
+            }
+        }
     }
     if let Some(pointer) = schema.get("$ref").and_then(Value::as_str) {
         let target = root.pointer(pointer.trim_start_matches('#')).unwrap();
@@ -197,17 +214,19 @@ fn starter_validates_against_the_schema_and_uses_every_key() {
         .map(String::as_str)
         .collect();
     let listed: BTreeSet<&str> = KEYS.into_iter().collect();
-    // Every key but `threshold`: set, it would replace the local scorer's calibrated
-    // per-axis defaults.
+    // Every key but `threshold` (set, it would replace the local scorer's calibrated
+    // default), its other name `riskThreshold`, and `timeoutMs` (the hook's own budget).
     let mut expected = schema_keys.clone();
-    expected.remove("threshold");
+    for key in init::NOT_IN_STARTER {
+        assert!(expected.remove(key), "{key}");
+    }
     assert_eq!(starter_keys, expected);
     assert_eq!(listed, schema_keys);
     // The starter's key order is `KEYS`.
     let text = init::starter_config();
     let positions: Vec<usize> = KEYS
         .iter()
-        .filter(|k| **k != "threshold")
+        .filter(|k| !init::NOT_IN_STARTER.contains(k))
         .map(|k| text.find(&format!("\"{k}\"")).unwrap())
         .collect();
     assert!(positions.is_sorted());
@@ -223,7 +242,33 @@ fn starter_validates_against_the_schema_and_uses_every_key() {
 fn schema_defaults_and_axes_match_the_code() {
     let schema = schema();
     let p = &schema["properties"];
-    assert_eq!(p["threshold"]["default"], json!(DEFAULT_THRESHOLD));
+    // The threshold's default depends on the scorer, so the schema states it in words, from
+    // the real values, instead of one number.
+    assert_eq!(p["threshold"].get("default"), None);
+    let story = jev_preflight::pipeline::threshold::default_story();
+    assert!(
+        p["threshold"]["description"]
+            .as_str()
+            .unwrap()
+            .contains(&story),
+        "the schema's `threshold` description must say: {story}"
+    );
+    assert!(story.ends_with(&format!("{DEFAULT_THRESHOLD} for the other scorers")));
+    for key in ["threshold", "riskThreshold"] {
+        assert_eq!(
+            (&p[key]["minimum"], &p[key]["maximum"]),
+            (&json!(0), &json!(1))
+        );
+    }
+    let (lo, hi) = jev_preflight::config::TIMEOUT_MS_RANGE;
+    assert_eq!(
+        (&p["timeoutMs"]["minimum"], &p["timeoutMs"]["maximum"]),
+        (&json!(lo), &json!(hi))
+    );
+    assert_eq!(
+        p["timeoutMs"]["default"],
+        json!(jev_preflight::hook::SCORER_BUDGET.as_millis() as u64)
+    );
     assert_eq!(p["maxDiffBytes"]["default"], json!(DEFAULT_MAX_DIFF_BYTES));
     assert_eq!(
         p["untrackedMaxBytes"]["default"],
@@ -268,6 +313,12 @@ fn the_schema_rejects_what_the_config_parser_rejects() {
         json!({"command": ["sh"]}),
         json!({"$schema": 1}),
         json!([]),
+        json!({"riskThreshold": 1.5}),
+        json!({"riskThreshold": "0.85"}),
+        json!({"threshold": 0.5, "riskThreshold": 0.5}),
+        json!({"timeoutMs": 99}),
+        json!({"timeoutMs": 20001}),
+        json!({"timeoutMs": 1500.5}),
     ];
     for value in bad {
         assert!(!check(&value).is_empty(), "{value} passed");
@@ -277,6 +328,8 @@ fn the_schema_rejects_what_the_config_parser_rejects() {
         json!({"mode": "report", "threshold": 0, "thresholds": {"auth_boundary": 1}}),
         json!({"maxDiffBytes": 1024, "untrackedMaxBytes": 1, "exclude": ["docs/**"], "oversize": "skip", "answer": "block"}),
         json!({"maxDiffBytes": 4194304, "untrackedMaxBytes": 1073741824u64, "mode": "off", "answer": "context"}),
+        // The original jev-preflight's documented example.
+        json!({"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "exclude": ["dist/**", "vendor/**"]}),
     ];
     for value in good {
         assert_eq!(check(&value), Vec::<String>::new(), "{value}");
@@ -294,7 +347,9 @@ fn explanation_covers_every_key_with_its_default() {
     }
     for line in [
         "  mode: one of \"assist\", \"report\", \"off\"; default \"assist\"",
-        "  threshold: number from 0 to 1; default 0.85",
+        "  threshold: number from 0 to 1\n",
+        "  riskThreshold: number from 0 to 1\n",
+        "  timeoutMs: whole number from 100 to 20000; default 20000",
         "  maxDiffBytes: whole number from 1024 to 4194304; default 65536",
         "  exclude: array of strings, at most 256; default []",
     ] {
@@ -310,6 +365,8 @@ fn explanation_covers_every_key_with_its_default() {
         text.contains("A repository cannot choose where data goes"),
         "{text}"
     );
+    let story = jev_preflight::pipeline::threshold::default_story();
+    assert!(flat.contains(&story), "{story}\n{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
 }
 

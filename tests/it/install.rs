@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use jev_preflight::cmd::install::{self, Action, EditError, InstallError, backup_path};
+use jev_preflight::cmd::install::{self, Action, EditError, InstallError, legacy_backup_path};
 use jev_preflight::host::{HookFile, Host, Scope};
 use serde_json::{Value, json};
 
@@ -17,6 +17,8 @@ const PROGRAM: &str = "/opt/jev tools/bin/jev-preflight";
 
 struct Project {
     dir: tempfile::TempDir,
+    /// The data dir, outside the project: install keeps its undo records there.
+    data: tempfile::TempDir,
 }
 
 impl Project {
@@ -26,7 +28,16 @@ impl Project {
                 .prefix("jev-install")
                 .tempdir()
                 .unwrap(),
+            data: tempfile::Builder::new()
+                .prefix("jev-install-data")
+                .tempdir()
+                .unwrap(),
         }
+    }
+
+    /// The data dir's `install/`, where install keeps what undoes it.
+    fn undo(&self) -> PathBuf {
+        self.data.path().join("install")
     }
 
     fn settings(&self, host: Host) -> PathBuf {
@@ -100,7 +111,7 @@ fn settings_paths_for_each_host_and_scope() {
         assert_eq!(host.settings_path(scope), PathBuf::from(expected));
     }
     assert_eq!(
-        backup_path(Path::new("/p/.claude/settings.json")),
+        legacy_backup_path(Path::new("/p/.claude/settings.json")),
         PathBuf::from("/p/.claude/settings.json.jev-preflight.bak")
     );
 }
@@ -109,8 +120,14 @@ fn settings_paths_for_each_host_and_scope() {
 fn install_creates_a_missing_file_and_directory() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let outcome =
-        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::Created);
     assert_eq!(outcome.backup, None);
     assert_eq!(
@@ -128,11 +145,90 @@ fn install_creates_a_missing_file_and_directory() {
     assert!(order.is_sorted(), "{text}");
     assert!(text.ends_with("}\n"));
 
-    let outcome =
-        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::uninstall(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::Deleted);
     assert!(!path.exists());
     assert!(project.inventory().is_empty());
+    // The folder install created went with the file.
+    assert!(!path.parent().unwrap().exists());
+    assert_eq!(fs::read_dir(project.dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn uninstall_removes_only_the_empty_folders_install_created() {
+    for host in jev_preflight::host::ALL {
+        // Several levels created (a user scope whose config dir does not exist yet).
+        let project = Project::new();
+        let scope = Scope::User {
+            home: project.dir.path().to_owned(),
+            config_dir: Some(project.dir.path().join("a/b/config")),
+        };
+        let path = host.settings_path(&scope);
+        let shape = host.hook_file(&scope);
+        install::install(host, shape, &path, program(), &project.undo()).unwrap();
+        assert!(path.exists());
+        let outcome = install::uninstall(host, shape, &path, program(), &project.undo()).unwrap();
+        assert_eq!(outcome.action, Action::Deleted, "{host:?}");
+        assert_eq!(
+            fs::read_dir(project.dir.path()).unwrap().count(),
+            0,
+            "{host:?}: {:?}",
+            project.inventory()
+        );
+        // Nothing is kept for a file that is gone.
+        assert_eq!(fs::read_dir(project.undo()).unwrap().count(), 0);
+
+        // A folder that was there before install stays, even empty.
+        let project = Project::new();
+        let path = project.settings(host);
+        let shape = file(host);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        install::install(host, shape, &path, program(), &project.undo()).unwrap();
+        install::uninstall(host, shape, &path, program(), &project.undo()).unwrap();
+        assert!(path.parent().unwrap().is_dir(), "{host:?}");
+        assert!(!path.exists());
+
+        // A folder install created but the user has put something in stays, with it.
+        let project = Project::new();
+        let path = project.settings(host);
+        install::install(host, shape, &path, program(), &project.undo()).unwrap();
+        let theirs = path.with_file_name("theirs.json");
+        fs::write(&theirs, "{}").unwrap();
+        install::uninstall(host, shape, &path, program(), &project.undo()).unwrap();
+        assert!(!path.exists());
+        assert_eq!(fs::read(&theirs).unwrap(), b"{}");
+    }
+}
+
+#[test]
+fn a_backup_an_earlier_version_left_beside_the_file_is_used_and_removed() {
+    let project = Project::new();
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    let host = Host::ClaudeCode;
+    let path = project.write(host, original.as_bytes());
+    // What an earlier install left: the edited file, and its backup next to it.
+    let installed = install::add_hooks(original.as_bytes(), host, file(host), PROGRAM)
+        .unwrap()
+        .unwrap();
+    fs::write(&path, &installed).unwrap();
+    let legacy = legacy_backup_path(&path);
+    fs::write(&legacy, original).unwrap();
+    let outcome = install::uninstall(host, file(host), &path, program(), &project.undo()).unwrap();
+    assert_eq!(outcome.action, Action::Restored);
+    assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    assert!(!legacy.exists());
+    // Installing again over such a leftover removes it too.
+    fs::write(&legacy, original).unwrap();
+    install::install(host, file(host), &path, program(), &project.undo()).unwrap();
+    assert!(!legacy.exists());
+    assert_eq!(project.inventory().len(), 1);
 }
 
 #[test]
@@ -140,14 +236,26 @@ fn second_install_changes_nothing() {
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  \"model\": \"opus\"\n}\n");
     assert_eq!(
-        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program())
-            .unwrap()
-            .action,
+        install::install(
+            Host::ClaudeCode,
+            file(Host::ClaudeCode),
+            &path,
+            program(),
+            &project.undo()
+        )
+        .unwrap()
+        .action,
         Action::Added
     );
     let before = project.inventory();
-    let outcome =
-        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::AlreadyInstalled);
     assert_eq!(project.inventory(), before);
 }
@@ -176,20 +284,32 @@ fn install_keeps_every_other_setting_and_uninstall_restores_the_bytes() {
             let path = project.write(host, original.as_bytes());
             let before: Value = serde_json::from_str(original).unwrap();
 
-            let outcome = install::install(host, file(host), &path, program()).unwrap();
+            let outcome =
+                install::install(host, file(host), &path, program(), &project.undo()).unwrap();
             assert_eq!(outcome.action, Action::Added, "{original:?}");
-            assert_eq!(fs::read(backup_path(&path)).unwrap(), original.as_bytes());
+            // The previous file is kept in the data dir, never beside the settings file.
+            let backup = outcome.backup.clone().unwrap();
+            assert!(backup.starts_with(project.undo()), "{backup:?}");
+            assert_eq!(fs::read(&backup).unwrap(), original.as_bytes());
+            assert_eq!(
+                project.inventory().len(),
+                1,
+                "only the settings file in the project"
+            );
             let installed = read_json(&path);
             assert_keeps(&before, &installed, original);
             assert_has_our_hooks(host, &installed);
 
-            let outcome = install::uninstall(host, file(host), &path, program()).unwrap();
+            let outcome =
+                install::uninstall(host, file(host), &path, program(), &project.undo()).unwrap();
             assert_eq!(outcome.action, Action::Restored, "{original:?}");
             assert_eq!(
                 fs::read_to_string(&path).unwrap(),
                 *original,
                 "{host:?} round trip"
             );
+            // Nothing is left to undo, so nothing is kept.
+            assert!(!backup.exists());
         }
     }
 }
@@ -200,7 +320,7 @@ fn uninstall_after_the_user_edited_the_file_removes_only_our_hooks() {
         let host = Host::ClaudeCode;
         let project = Project::new();
         let path = project.write(host, original.as_bytes());
-        install::install(host, file(host), &path, program()).unwrap();
+        install::install(host, file(host), &path, program(), &project.undo()).unwrap();
         // The user adds a setting after install, at the very start of the file: the backup no
         // longer describes this file, so uninstall has to cut our hooks out of the text.
         let edited = fs::read_to_string(&path).unwrap();
@@ -212,9 +332,13 @@ fn uninstall_after_the_user_edited_the_file_removes_only_our_hooks() {
         );
         fs::write(&path, &edited).unwrap();
 
-        let outcome = install::uninstall(host, file(host), &path, program()).unwrap();
+        let outcome =
+            install::uninstall(host, file(host), &path, program(), &project.undo()).unwrap();
         assert_eq!(outcome.action, Action::Removed, "{original:?}");
-        assert_eq!(fs::read_to_string(backup_path(&path)).unwrap(), edited);
+        assert_eq!(
+            fs::read_to_string(outcome.backup.as_ref().unwrap()).unwrap(),
+            edited
+        );
         let text = fs::read_to_string(&path).unwrap();
         let mut expected: Value = serde_json::from_str(original).unwrap();
         expected["userEdit"] = json!(1);
@@ -249,10 +373,17 @@ fn install_replaces_a_stale_registration_instead_of_adding_a_second() {
         file(Host::ClaudeCode),
         &path,
         Path::new("/old/place/jev-preflight"),
+        &project.undo(),
     )
     .unwrap();
-    let outcome =
-        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::Added);
     let settings = read_json(&path);
     assert_has_our_hooks(Host::ClaudeCode, &settings);
@@ -266,8 +397,14 @@ fn uninstall_removes_a_handler_from_a_group_it_shares_with_others() {
     );
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, original.as_bytes());
-    let outcome =
-        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::uninstall(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::Removed);
     assert_eq!(
         read_json(&path),
@@ -279,15 +416,27 @@ fn uninstall_removes_a_handler_from_a_group_it_shares_with_others() {
 fn uninstall_without_our_hooks_writes_nothing() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let outcome =
-        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::uninstall(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::NotInstalled);
     assert!(project.inventory().is_empty());
 
     project.write(Host::ClaudeCode, ODD_FILES[9].as_bytes());
     let before = project.inventory();
-    let outcome =
-        install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    let outcome = install::uninstall(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(outcome.action, Action::NotInstalled);
     assert_eq!(project.inventory(), before);
 }
@@ -325,8 +474,14 @@ fn broken_settings_are_refused_and_left_untouched() {
         let project = Project::new();
         let path = project.write(Host::ClaudeCode, bytes);
         let before = project.inventory();
-        let err = install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program())
-            .unwrap_err();
+        let err = install::install(
+            Host::ClaudeCode,
+            file(Host::ClaudeCode),
+            &path,
+            program(),
+            &project.undo(),
+        )
+        .unwrap_err();
         match &err {
             InstallError::Settings { path: p, source } => {
                 assert_eq!(p, &path);
@@ -340,7 +495,13 @@ fn broken_settings_are_refused_and_left_untouched() {
         assert!(err.hint().is_some());
         assert_eq!(project.inventory(), before, "{bytes:?} was modified");
         // Uninstall refuses the same files (or finds nothing of ours) and writes nothing.
-        match install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()) {
+        match install::uninstall(
+            Host::ClaudeCode,
+            file(Host::ClaudeCode),
+            &path,
+            program(),
+            &project.undo(),
+        ) {
             Ok(outcome) => assert_eq!(outcome.action, Action::NotInstalled),
             Err(err) => assert!(matches!(err, InstallError::Settings { .. }), "{err:?}"),
         }
@@ -356,8 +517,14 @@ fn broken_settings_are_refused_and_left_untouched() {
 fn comment_refusal_explains_what_to_do() {
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  // hi\n}\n");
-    let err =
-        install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap_err();
+    let err = install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -377,6 +544,7 @@ fn relative_program_path_is_refused() {
         file(Host::ClaudeCode),
         &path,
         Path::new("jev-preflight"),
+        &project.undo(),
     )
     .unwrap_err();
     assert!(matches!(err, InstallError::Program(_)), "{err:?}");
@@ -389,7 +557,14 @@ fn codex_handlers_are_shell_commands() {
     let project = Project::new();
     let path = project.settings(Host::Codex);
     let program = Path::new("/home/o'neil/my tools/jev-preflight");
-    install::install(Host::Codex, file(Host::Codex), &path, program).unwrap();
+    install::install(
+        Host::Codex,
+        file(Host::Codex),
+        &path,
+        program,
+        &project.undo(),
+    )
+    .unwrap();
     let settings = read_json(&path);
     let command = r"'/home/o'\''neil/my tools/jev-preflight' hook";
     assert_eq!(
@@ -411,15 +586,27 @@ fn codex_handlers_are_shell_commands() {
         "/home/o'neil/my tools/jev-preflight\nhook\n"
     );
     assert_eq!(
-        install::install(Host::Codex, file(Host::Codex), &path, program)
-            .unwrap()
-            .action,
+        install::install(
+            Host::Codex,
+            file(Host::Codex),
+            &path,
+            program,
+            &project.undo()
+        )
+        .unwrap()
+        .action,
         Action::AlreadyInstalled
     );
     assert_eq!(
-        install::uninstall(Host::Codex, file(Host::Codex), &path, program)
-            .unwrap()
-            .action,
+        install::uninstall(
+            Host::Codex,
+            file(Host::Codex),
+            &path,
+            program,
+            &project.undo()
+        )
+        .unwrap()
+        .action,
         Action::Deleted
     );
 }
@@ -430,13 +617,41 @@ fn claude_and_codex_registrations_do_not_touch_each_other() {
     // uninstall removes only its own handlers.
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  \"x\": 1\n}\n");
-    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
-    install::install(Host::Codex, file(Host::Codex), &path, program()).unwrap();
-    install::uninstall(Host::Codex, file(Host::Codex), &path, program()).unwrap();
+    install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
+    install::install(
+        Host::Codex,
+        file(Host::Codex),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
+    install::uninstall(
+        Host::Codex,
+        file(Host::Codex),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     let settings = read_json(&path);
     assert_has_our_hooks(Host::ClaudeCode, &settings);
     assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
-    install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    install::uninstall(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"x\": 1\n}\n");
 }
 
@@ -453,7 +668,14 @@ fn a_symlinked_settings_file_stays_a_symlink_and_keeps_its_mode() {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&real, &path).unwrap();
 
-    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert!(
         fs::symlink_metadata(&path)
             .unwrap()
@@ -466,7 +688,14 @@ fn a_symlinked_settings_file_stays_a_symlink_and_keeps_its_mode() {
         0o600
     );
 
-    install::uninstall(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    install::uninstall(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert!(
         fs::symlink_metadata(&path)
             .unwrap()
@@ -484,7 +713,14 @@ fn user_scope_writes_under_the_given_home_only() {
         config_dir: None,
     };
     let path = Host::ClaudeCode.settings_path(&scope);
-    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &home.undo(),
+    )
+    .unwrap();
     let files: Vec<PathBuf> = home.inventory().into_iter().map(|(p, _)| p).collect();
     assert_eq!(files, vec![home.dir.path().join(".claude/settings.json")]);
 }
@@ -496,7 +732,14 @@ fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
         Host::Gemini,
         b"{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n",
     );
-    install::install(Host::Gemini, file(Host::Gemini), &path, program()).unwrap();
+    install::install(
+        Host::Gemini,
+        file(Host::Gemini),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     let settings = read_json(&path);
     let handler = |timeout: u64| json!({"type": "command", "name": "jev-preflight", "command": format!("'{PROGRAM}' hook"), "timeout": timeout});
     assert_eq!(
@@ -511,11 +754,24 @@ fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
         })
     );
     // A Claude Code registration in the same file is another host's, and stays.
-    install::install(Host::ClaudeCode, file(Host::ClaudeCode), &path, program()).unwrap();
+    install::install(
+        Host::ClaudeCode,
+        file(Host::ClaudeCode),
+        &path,
+        program(),
+        &project.undo(),
+    )
+    .unwrap();
     assert_eq!(
-        install::uninstall(Host::Gemini, file(Host::Gemini), &path, program())
-            .unwrap()
-            .action,
+        install::uninstall(
+            Host::Gemini,
+            file(Host::Gemini),
+            &path,
+            program(),
+            &project.undo()
+        )
+        .unwrap()
+        .action,
         Action::Removed
     );
     let settings = read_json(&path);
@@ -738,43 +994,55 @@ fn every_host_round_trips_byte_exact_in_both_scopes() {
             },
         ];
         for scope in scopes {
+            let base = match &scope {
+                Scope::Project { root } => root.clone(),
+                Scope::User { home, .. } => home.clone(),
+            };
+            // The data dir's `install/`, outside both: what undoes an install is kept there.
+            let data = tempfile::tempdir().unwrap();
+            let undo = data.path().join("install");
             let shape = host.hook_file(&scope);
             let path = host.settings_path(&scope);
             let name = format!("{} {}", host.name(), path.display());
-            let added = install::install(host, shape, &path, program()).unwrap();
+            let added = install::install(host, shape, &path, program(), &undo).unwrap();
             assert_eq!(added.action, Action::Created, "{name}");
-            let again = install::install(host, shape, &path, program()).unwrap();
+            let again = install::install(host, shape, &path, program(), &undo).unwrap();
             assert_eq!(again.action, Action::AlreadyInstalled, "{name}");
-            let removed = install::uninstall(host, shape, &path, program()).unwrap();
+            let removed = install::uninstall(host, shape, &path, program(), &undo).unwrap();
             assert_eq!(removed.action, Action::Deleted, "{name}");
             assert!(!path.exists(), "{name}");
+            // The folders install created went with the file; nothing is kept to undo.
+            assert!(!base.exists(), "{name}");
+            assert_eq!(fs::read_dir(&undo).unwrap().count(), 0, "{name}");
             if host.hook_file(&scope).ours_alone {
                 continue;
             }
             // The user's own file: other settings and another tool's hook on our events.
             let own = user_file(host, &scope);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(&path, &own).unwrap();
-            install::install(host, shape, &path, program()).unwrap();
+            install::install(host, shape, &path, program(), &undo).unwrap();
             let text = fs::read_to_string(&path).unwrap();
             assert!(text.contains("jev-preflight"), "{name}: {text}");
             assert!(text.contains("notify.sh"), "{name}: {text}");
-            let removed = install::uninstall(host, shape, &path, program()).unwrap();
+            let removed = install::uninstall(host, shape, &path, program(), &undo).unwrap();
             assert_eq!(removed.action, Action::Restored, "{name}");
             assert_eq!(fs::read(&path).unwrap(), own.as_bytes(), "{name}");
             // Edited after install: our handlers are cut out, the edit stays.
-            install::install(host, shape, &path, program()).unwrap();
+            install::install(host, shape, &path, program(), &undo).unwrap();
             let edited = fs::read_to_string(&path)
                 .unwrap()
                 .replacen("notify.sh", "notify2.sh", 1);
             fs::write(&path, &edited).unwrap();
-            let removed = install::uninstall(host, shape, &path, program()).unwrap();
+            let removed = install::uninstall(host, shape, &path, program(), &undo).unwrap();
             assert_eq!(removed.action, Action::Removed, "{name}");
             assert_eq!(
                 fs::read_to_string(&path).unwrap(),
                 own.replacen("notify.sh", "notify2.sh", 1),
                 "{name}"
             );
-            fs::remove_file(backup_path(&path)).unwrap();
+            // What was cut out is kept in the data dir, never beside the file.
+            assert!(removed.backup.unwrap().starts_with(&undo), "{name}");
         }
     }
 }
@@ -803,12 +1071,15 @@ fn user_file(host: Host, scope: &Scope) -> String {
 #[test]
 fn new_hosts_get_handlers_in_their_own_form() {
     let dir = tempfile::tempdir().unwrap();
+    // The data dir's `install/`, outside the project.
+    let data = tempfile::tempdir().unwrap();
+    let undo = data.path().join("install");
     let scope = Scope::Project {
         root: dir.path().to_owned(),
     };
     let written = |host: Host| -> Value {
         let path = host.settings_path(&scope);
-        install::install(host, host.hook_file(&scope), &path, program()).unwrap();
+        install::install(host, host.hook_file(&scope), &path, program(), &undo).unwrap();
         read_json(&path)
     };
     let q = |args: &str| format!("'{PROGRAM}' hook {args}");
@@ -856,6 +1127,7 @@ fn new_hosts_get_handlers_in_their_own_form() {
         Host::OpenCode.hook_file(&scope),
         &path,
         program(),
+        &undo,
     )
     .unwrap();
     let plugin = fs::read_to_string(&path).unwrap();
@@ -869,6 +1141,7 @@ fn new_hosts_get_handlers_in_their_own_form() {
         Host::OpenCode.hook_file(&scope),
         &path,
         program(),
+        &undo,
     )
     .unwrap_err();
     assert!(matches!(err, InstallError::NotOurs { .. }), "{err}");
@@ -877,6 +1150,7 @@ fn new_hosts_get_handlers_in_their_own_form() {
         Host::OpenCode.hook_file(&scope),
         &path,
         program(),
+        &undo,
     )
     .unwrap_err();
     assert!(err.hint().unwrap().contains("move"), "{err}");

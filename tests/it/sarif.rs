@@ -193,3 +193,103 @@ fn nothing_to_score_is_a_valid_log_without_results() {
         8
     );
 }
+
+fn results_of(log: &Value) -> Vec<Value> {
+    log["runs"][0]["results"].as_array().unwrap().clone()
+}
+
+fn fingerprint(result: &Value) -> String {
+    let key = jev_preflight::cmd::eval::render::FINGERPRINT_KEY;
+    result["partialFingerprints"][key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {key} fingerprint: {result:#}"))
+        .to_owned()
+}
+
+#[test]
+fn fingerprints_identify_a_finding_across_runs_and_moved_lines() {
+    let env = HookEnv::new();
+    let args = ["main...feature", "--scorer", "local", "--format", "sarif"];
+    let repo = branch_repo();
+    let first = results_of(&sarif_of(&eval(&env, &repo, &args)));
+    let again = results_of(&sarif_of(&eval(&env, &repo, &args)));
+    assert!(!first.is_empty());
+    let prints: Vec<String> = first.iter().map(fingerprint).collect();
+    assert_eq!(prints, again.iter().map(fingerprint).collect::<Vec<_>>());
+    // One per finding: different axes never share one.
+    let mut unique = prints.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), prints.len(), "{prints:?}");
+    assert!(
+        prints
+            .iter()
+            .all(|p| p.len() == 32 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+    );
+
+    // The same change three lines further down (a later push of the branch): the lines move,
+    // the findings keep their fingerprints.
+    let moved = TestRepo::new();
+    let header = "// one\n// two\n// three\n";
+    moved.write("src/user api.rs", format!("{header}{API_BEFORE}"));
+    moved.commit_all("init");
+    moved.git(&["checkout", "-q", "-b", "feature"]);
+    moved.write("src/user api.rs", format!("{header}{API_AFTER}"));
+    moved.commit_all("drop the check");
+    let shifted = results_of(&sarif_of(&eval(&env, &moved, &args)));
+    let auth = |results: &[Value]| {
+        results
+            .iter()
+            .find(|r| r["ruleId"] == "auth_boundary")
+            .cloned()
+            .unwrap()
+    };
+    let (before, after) = (auth(&first), auth(&shifted));
+    assert_ne!(
+        before["locations"][0]["physicalLocation"]["region"]["startLine"],
+        after["locations"][0]["physicalLocation"]["region"]["startLine"]
+    );
+    assert_eq!(fingerprint(&before), fingerprint(&after));
+}
+
+#[test]
+fn rules_are_stable_and_security_axes_carry_a_severity() {
+    let env = HookEnv::new();
+    let scored = sarif_of(&eval(
+        &env,
+        &branch_repo(),
+        &["main...feature", "--scorer", "local", "--format", "sarif"],
+    ));
+    let empty_repo = TestRepo::new();
+    empty_repo.write("a.txt", "a\n");
+    empty_repo.commit_all("init");
+    let empty = sarif_of(&eval(&env, &empty_repo, &["--format", "sarif"]));
+    let rules = |log: &Value| log["runs"][0]["tool"]["driver"]["rules"].clone();
+    // The rules never depend on what was found.
+    assert_eq!(rules(&scored), rules(&empty));
+    for (index, rule) in rules(&scored).as_array().unwrap().iter().enumerate() {
+        let id = rule["id"].as_str().unwrap();
+        assert_eq!(id, jev_preflight::pipeline::axes::AXIS_IDS[index]);
+        let tags: Vec<&str> = rule["properties"]["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let severity = rule["properties"]["security-severity"].as_str();
+        if matches!(id, "auth_boundary" | "input_validation") {
+            // GitHub reads a number in a string, and uses it only with the `security` tag.
+            let value: f64 = severity.unwrap().parse().unwrap();
+            assert!((4.0..7.0).contains(&value), "{id}: {value}");
+            assert!(tags.contains(&"security"), "{id}: {tags:?}");
+            assert!(tags.iter().any(|t| t.starts_with("external/cwe/cwe-")));
+        } else {
+            assert_eq!(severity, None, "{id}");
+            assert!(!tags.contains(&"security"), "{id}: {tags:?}");
+        }
+    }
+    for result in results_of(&scored) {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(result["ruleId"], rules(&scored)[index]["id"]);
+    }
+}

@@ -27,10 +27,11 @@ use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
 use crate::pipeline::payload::{Outcome, SkipReason};
 use crate::pipeline::select::{Attributes, SelectError, Selector};
+use crate::pipeline::threshold::{self, SetBy};
 use crate::scorer::{self, ScoreError, ScorerKind};
 use crate::state::fs::{FsError, PrivateTempDir, read_capped};
 
-/// Time a scorer may take for one `eval`.
+/// Time a scorer may take for one `eval` (a repository's `timeoutMs` shortens it).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);
 /// Deadline of one git call.
 pub const GIT_DEADLINE: Duration = Duration::from_secs(60);
@@ -186,11 +187,24 @@ pub struct Report {
     pub model: Option<String>,
     pub dry_run: bool,
     pub thresholds: [f64; AXIS_COUNT],
+    /// Who chose the thresholds and their values, in words ([`threshold::in_force`]).
+    pub threshold_note: String,
+    /// Problems that did not stop the evaluation (e.g. an invalid repository config ignored
+    /// by `--patch`), for stderr and the JSON.
+    pub warnings: Vec<Warning>,
     /// Paths that changed before selection.
     pub changed: usize,
     pub excluded: Vec<(String, String)>,
     pub result: EvalResult,
     pub fail_on: Option<f64>,
+}
+
+/// A problem that did not stop an evaluation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub message: String,
+    /// The next step.
+    pub hint: String,
 }
 
 /// The payload-dependent part of a [`Report`].
@@ -264,8 +278,24 @@ pub fn run(
     };
 
     // Settings exactly as a prompt would freeze them: the repository's file over the user's.
+    // A patch needs no repository, so the config of the one it happens to be run in cannot
+    // stop it: an invalid file is reported and the defaults apply.
+    let mut warnings = Vec::new();
     let repo_config = match &repo {
-        Some(repo) => config::read_repo_config(&repo.top)?.0,
+        Some(repo) => match config::read_repo_config(&repo.top) {
+            Ok((cfg, _)) => cfg,
+            Err(e) if patch_mode => {
+                warnings.push(Warning {
+                    message: format!("ignoring the repository config: {e}"),
+                    hint: format!(
+                        "`--patch` needs no repository, so the defaults apply; {}",
+                        e.fix(&repo.top.join(config::REPO_CONFIG_FILE))
+                    ),
+                });
+                config::RepoConfig::default()
+            }
+            Err(e) => return Err(e.into()),
+        },
         None => config::RepoConfig::default(),
     };
     let user = config::user_settings(env)?;
@@ -314,13 +344,23 @@ pub fn run(
         None => Attributes::default(),
     };
     let selection = pipeline::select(changes, &selector, &attributes);
-    let thresholds = frozen.thresholds(scorer_settings.kind.default_thresholds(&scorer_settings));
+    let scorer_defaults = scorer_settings.kind.default_thresholds(&scorer_settings);
+    let thresholds = frozen.thresholds(scorer_defaults);
     let mut report = Report {
         source: request.source.describe(),
         scorer: kind_name(scorer_settings.kind.resolve(&scorer_settings)),
         model: None,
         dry_run: request.dry_run,
         thresholds: std::array::from_fn(|i| axes::threshold_for(&thresholds, i)),
+        threshold_note: threshold::in_force(
+            repo_config
+                .threshold
+                .map(|t| (t, SetBy::Repo))
+                .or(user.threshold.map(|t| (t, SetBy::User))),
+            scorer_defaults,
+            &repo_config.thresholds,
+        ),
+        warnings,
         changed,
         excluded: selection
             .excluded
@@ -345,8 +385,8 @@ pub fn run(
                 source,
             };
             let scorer = scorer::build(&scorer_settings).map_err(fail)?;
-            let verdict =
-                pipeline::judge(&payload, &*scorer, &thresholds, SCORER_BUDGET).map_err(fail)?;
+            let budget = frozen.scorer_budget(SCORER_BUDGET);
+            let verdict = pipeline::judge(&payload, &*scorer, &thresholds, budget).map_err(fail)?;
             report.scorer = verdict.scorer;
             report.model = verdict.scores.model.clone();
             EvalResult::Payload {

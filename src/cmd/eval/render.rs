@@ -12,9 +12,10 @@
 //! | `scorer` | string | `local`, `jev`, `openai`, `command` (the one used, or that would be) |
 //! | `model` | string or null | the model the scorer reports |
 //! | `thresholds` | object | axis id → the threshold in force |
-//! | `scores` | object | axis id → number in \[0, 1\], all 8 axes (only when `status` is `scored`) |
-//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 (only when scored) |
-//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer (only when scored) |
+//! | `threshold_note` | string | who chose the thresholds and their values, in words |
+//! | `scores` | object | axis id → number in \[0, 1\], all 8 axes when `status` is `scored`, else empty |
+//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 (empty unless scored) |
+//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer (empty unless scored) |
 //! | `files` | array | redacted paths in the payload, sorted |
 //! | `omitted` | array | paths left out of a partial payload for size |
 //! | `partial` | bool | the payload leaves files out |
@@ -26,6 +27,10 @@
 //! | `payload` | string | the exact canonical JSON that would be sent (only with `--dry-run`) |
 //! | `fail_on` | number or null | the `--fail-on` threshold |
 //! | `failed` | array | axis ids at or above `--fail-on` (exit code 1 when non-empty) |
+//! | `warnings` | array | `{message, hint}` problems that did not stop the evaluation (also on stderr) |
+//!
+//! Scores and thresholds are rounded to [`crate::pipeline::threshold::DECIMALS`] places in
+//! every format; selection compares the unrounded values.
 
 use std::fmt::Write as _;
 
@@ -33,6 +38,7 @@ use serde_json::{Map, Value, json};
 
 use super::{EvalResult, Report};
 use crate::pipeline::axes::{AXIS_IDS, axes};
+use crate::pipeline::threshold::{rounded, shown as number};
 
 /// Version of the JSON schema.
 pub const JSON_VERSION: u64 = 1;
@@ -44,10 +50,6 @@ fn status(report: &Report) -> &'static str {
         EvalResult::Payload { scored: None, .. } => "dry_run",
         EvalResult::Payload { .. } => "scored",
     }
-}
-
-fn round(v: f64) -> f64 {
-    (v * 1e4).round() / 1e4
 }
 
 /// The JSON object described in the module docs.
@@ -63,7 +65,7 @@ pub fn json(report: &Report) -> Value {
         AXIS_IDS
             .iter()
             .zip(report.thresholds)
-            .map(|(id, t)| (id.to_string(), json!(t)))
+            .map(|(id, t)| (id.to_string(), json!(rounded(t))))
             .collect::<Map<_, _>>()
             .into(),
     );
@@ -78,35 +80,31 @@ pub fn json(report: &Report) -> Value {
         EvalResult::TooLarge { bytes, .. } => (vec![], vec![], json!({}), *bytes, Value::Null),
         EvalResult::Empty => (vec![], vec![], json!({}), 0, Value::Null),
     };
-    if let EvalResult::Payload {
-        scored: Some(s), ..
-    } = &report.result
-    {
-        o.insert(
-            "scores".into(),
+    // The promised fields are always there: empty when nothing was scored.
+    let (scores, selected, evidence) = match &report.result {
+        EvalResult::Payload {
+            scored: Some(s), ..
+        } => (
             AXIS_IDS
                 .iter()
                 .zip(s.values)
-                .map(|(id, v)| (id.to_string(), json!(round(v))))
-                .collect::<Map<_, _>>()
-                .into(),
-        );
-        o.insert(
-            "selected".into(),
-            json!(s.selected.iter().map(|&i| AXIS_IDS[i]).collect::<Vec<_>>()),
-        );
-        o.insert(
-            "evidence".into(),
+                .map(|(id, v)| (id.to_string(), json!(rounded(v))))
+                .collect::<Map<_, _>>(),
+            s.selected.iter().map(|&i| AXIS_IDS[i]).collect::<Vec<_>>(),
             s.evidence
                 .iter()
                 .map(|e| {
                     json!({"axis": AXIS_IDS.get(e.axis).copied().unwrap_or("unknown"),
                            "file": e.file, "line": e.line, "note": e.note})
                 })
-                .collect::<Vec<_>>()
-                .into(),
-        );
-    }
+                .collect::<Vec<_>>(),
+        ),
+        _ => (Map::new(), Vec::new(), Vec::new()),
+    };
+    o.insert("threshold_note".into(), json!(report.threshold_note));
+    o.insert("scores".into(), scores.into());
+    o.insert("selected".into(), json!(selected));
+    o.insert("evidence".into(), evidence.into());
     o.insert("partial".into(), json!(!omitted.is_empty()));
     o.insert("files".into(), json!(files));
     o.insert("omitted".into(), json!(omitted));
@@ -131,6 +129,15 @@ pub fn json(report: &Report) -> Value {
         o.insert("payload".into(), json!(payload.json));
     }
     o.insert("fail_on".into(), json!(report.fail_on));
+    o.insert(
+        "warnings".into(),
+        report
+            .warnings
+            .iter()
+            .map(|w| json!({"message": w.message, "hint": w.hint}))
+            .collect::<Vec<_>>()
+            .into(),
+    );
     o.insert(
         "failed".into(),
         json!(
@@ -229,10 +236,12 @@ pub fn table(report: &Report) -> String {
                         };
                         let _ = writeln!(
                             t,
-                            "{id:<20} {:>6.2} {:>9.2}{mark}{fail}",
-                            s.values[i], report.thresholds[i]
+                            "{id:<20} {:>6} {:>9}{mark}{fail}",
+                            number(s.values[i]),
+                            number(report.thresholds[i])
                         );
                     }
+                    let _ = writeln!(t, "threshold: {}", report.threshold_note);
                     if s.selected.is_empty() {
                         let _ = writeln!(t, "\nno axis reached its threshold");
                     } else {
@@ -358,18 +367,21 @@ pub fn markdown(report: &Report) -> String {
                     };
                     let _ = writeln!(
                         t,
-                        "| `{id}` | {:.2} | {:.2} | {mark} |",
-                        s.values[i], report.thresholds[i]
+                        "| `{id}` | {} | {} | {mark} |",
+                        number(s.values[i]),
+                        number(report.thresholds[i])
                     );
                 }
+                // Our own words and numbers only, so the Markdown keeps its inline code.
+                let _ = writeln!(t, "\nThreshold: {}.", report.threshold_note);
                 if !s.selected.is_empty() {
                     let _ = writeln!(t);
                     for &i in &s.selected {
                         let _ = writeln!(
                             t,
-                            "- **`{}`** ({:.2}): {}",
+                            "- **`{}`** ({}): {}",
                             AXIS_IDS[i],
-                            s.values[i],
+                            number(s.values[i]),
                             md(axes()[i].question)
                         );
                         for e in s.evidence.iter().filter(|e| e.axis == i).take(4) {
@@ -440,12 +452,15 @@ pub const SARIF_SCHEMA: &str =
 /// Most locations one SARIF result lists.
 const MAX_SARIF_LOCATIONS: usize = 10;
 
-/// The SARIF 2.1.0 log of a report: one run whose driver lists the 8 axes as rules, and one
+/// The SARIF 2.1.0 log of a report: one run whose driver lists the 8 axes as rules — always
+/// all 8, in contract order, so a rule's id (the axis id) and index never change — and one
 /// result per selected axis (best first) with `ruleId` = the axis id, its question and score
 /// in the message, and the scorer's evidence as locations (the changed files when the scorer
 /// gave none, because code scanning wants at least one). The level is `error` when the axis
-/// reaches `--fail-on`, `warning` otherwise. A report that scored nothing has no results; its
-/// `status` is in the run's properties.
+/// reaches `--fail-on`, `warning` otherwise. Each result carries a `partialFingerprints`
+/// entry that stays the same for the same finding across runs, and the security axes'
+/// rules a `security-severity`. A report that scored nothing has no results; its `status`
+/// is in the run's properties.
 pub fn sarif(report: &Report) -> Value {
     let rules: Vec<Value> = axes()
         .iter()
@@ -460,6 +475,7 @@ pub fn sarif(report: &Report) -> Value {
                     a.question
                 )},
                 "defaultConfiguration": {"level": "warning"},
+                "properties": rule_properties(a.id),
             })
         })
         .collect();
@@ -490,16 +506,18 @@ pub fn sarif(report: &Report) -> Value {
             } else {
                 "warning"
             };
+            let fingerprint = finding_fingerprint(AXIS_IDS[i], &locations[0]);
             results.push(json!({
                 "ruleId": AXIS_IDS[i],
                 "ruleIndex": i,
                 "level": level,
+                "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
                 "message": {"text": format!(
-                    "{} (score {:.2}, threshold {:.2}). Worth a second look; scores are priorities, not proof of a defect.",
-                    axes()[i].question, s.values[i], report.thresholds[i]
+                    "{} (score {}, threshold {}). Worth a second look; scores are priorities, not proof of a defect.",
+                    axes()[i].question, number(s.values[i]), number(report.thresholds[i])
                 )},
                 "locations": locations,
-                "properties": {"score": round(s.values[i]), "threshold": report.thresholds[i]},
+                "properties": {"score": rounded(s.values[i]), "threshold": rounded(report.thresholds[i])},
             }));
         }
     }
@@ -520,9 +538,48 @@ pub fn sarif(report: &Report) -> Value {
                 "status": status(report),
                 "scorer": report.scorer,
                 "model": report.model,
+                "threshold": report.threshold_note,
             },
         }],
     })
+}
+
+/// The key of our own entry in a result's `partialFingerprints`.
+pub const FINGERPRINT_KEY: &str = "jevPreflightFinding/v1";
+
+/// `security-severity` of the axes that are about security (GitHub code scanning shows
+/// such rules' alerts as security alerts, this score as their severity): 6.5 is "medium",
+/// because a selected axis is a priority to look at, not a confirmed vulnerability.
+const SECURITY_AXES: [(&str, &str, &[&str]); 2] = [
+    (
+        "auth_boundary",
+        "6.5",
+        &["external/cwe/cwe-285", "external/cwe/cwe-287"],
+    ),
+    ("input_validation", "6.5", &["external/cwe/cwe-20"]),
+];
+
+/// A rule's `properties`: tags, and `security-severity` on the security axes.
+fn rule_properties(id: &str) -> Value {
+    match SECURITY_AXES.iter().find(|(axis, ..)| *axis == id) {
+        Some((_, severity, cwes)) => {
+            let mut tags = vec!["security"];
+            tags.extend_from_slice(cwes);
+            json!({"tags": tags, "security-severity": severity})
+        }
+        None => json!({"tags": ["correctness"]}),
+    }
+}
+
+/// What makes two results the same finding across runs, so that code scanning updates an
+/// alert instead of opening a new one: the axis, the primary location's file and the
+/// evidence there (the changed line's text, which moves with the code), never the line
+/// number or the score.
+fn finding_fingerprint(axis: &str, primary: &Value) -> String {
+    let place = &primary["physicalLocation"]["artifactLocation"]["uri"];
+    let note = primary["message"]["text"].as_str().unwrap_or_default();
+    let key = format!("{axis}\0{}\0{note}", place.as_str().unwrap_or_default());
+    crate::digest::hex_sha256(key.as_bytes())[..32].to_owned()
 }
 
 /// `auth_boundary` → `AuthBoundary`.
@@ -599,6 +656,24 @@ mod tests {
         assert_eq!(changed_file("src/a b.rs\t", &changed), "src/a b.rs");
         assert_eq!(changed_file("x.rs", &changed), "x.rs");
         assert_eq!(changed_file("gone.rs", &changed), "gone.rs");
+    }
+
+    #[test]
+    fn a_fingerprint_is_the_axis_file_and_evidence_never_the_line() {
+        let at = |file: &str, line: u32, note: &str| location(file, Some(line), Some(note));
+        let base = finding_fingerprint("auth_boundary", &at("src/a.rs", 5, "check removed"));
+        assert_eq!(
+            base,
+            finding_fingerprint("auth_boundary", &at("src/a.rs", 9, "check removed"))
+        );
+        for other in [
+            finding_fingerprint("input_validation", &at("src/a.rs", 5, "check removed")),
+            finding_fingerprint("auth_boundary", &at("src/b.rs", 5, "check removed")),
+            finding_fingerprint("auth_boundary", &at("src/a.rs", 5, "token check removed")),
+            finding_fingerprint("auth_boundary", &location("src/a.rs", None, None)),
+        ] {
+            assert_ne!(other, base);
+        }
     }
 
     #[test]

@@ -9,14 +9,18 @@
 //! The settings file is the user's: every other setting, its key order, indentation, line
 //! endings and unicode are kept, because edits are text splices (see [`edit`]) rather than a
 //! re-serialization. A file with comments or invalid JSON is refused and left untouched.
-//! Writes are atomic (temp file in the same directory, synced, renamed) and keep the previous
-//! file next to it as `<name>.jev-preflight.bak`. Install is idempotent, and uninstall removes
-//! exactly what install added: when the file is still what install wrote, the backup's bytes
-//! come back verbatim; otherwise our handlers are cut out of the text, which is the exact
-//! inverse of how they were spliced in. A file install created and that holds nothing else is
-//! deleted. The plugin hosts (OpenCode, Kilo Code) get a plugin file of ours, see [`plugin`].
+//! Writes are atomic (temp file in the same directory, synced, renamed). What install needs to
+//! undo itself — the previous file, and the directories it created — is kept under the data
+//! dir ([`Undo`]), never next to the settings file, where a project could commit it by
+//! accident. Install is idempotent, and uninstall removes exactly what install added: when the
+//! file is still what install wrote, the backup's bytes come back verbatim; otherwise our
+//! handlers are cut out of the text, which is the exact inverse of how they were spliced in.
+//! A file install created and that holds nothing else is deleted again with the directories
+//! install created for it, when nothing else was put in them. The plugin hosts (OpenCode, Kilo
+//! Code) get a plugin file of ours, see [`plugin`]; its folders are undone the same way.
 //!
-//! Nothing here reads the environment: the caller passes the binary's path and the file.
+//! Nothing here reads the environment: the caller passes the binary's path, the file and
+//! where the undo records live.
 
 mod edit;
 mod plugin;
@@ -31,18 +35,110 @@ use std::path::{Path, PathBuf};
 pub use edit::EditError;
 use edit::{Addition, Node, Splice, Style, Value};
 
-/// Suffix of the backup kept next to an edited settings file.
-pub const BACKUP_SUFFIX: &str = ".jev-preflight.bak";
+/// Suffix of the backup earlier versions kept next to an edited settings file; uninstall
+/// still reads it, and install and uninstall remove it.
+pub const LEGACY_BACKUP_SUFFIX: &str = ".jev-preflight.bak";
+/// Where the README shows the entries to add by hand (its section "Add the hooks by hand").
+pub const BY_HAND: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "#add-the-hooks-by-hand");
+/// Name of the record of the directories install created, in an [`Undo`] directory.
+const CREATED_DIRS: &str = "created-dirs.json";
 /// The `name` of our handlers in Gemini's settings.
 const GEMINI_NAME: &str = "jev-preflight";
 /// Cursor's per-hook cap on follow-ups: ours asks at most once per prompt.
 const CURSOR_LOOP_LIMIT: u64 = 1;
 
-/// The backup kept next to `settings`.
-pub fn backup_path(settings: &Path) -> PathBuf {
+/// The backup earlier versions kept next to `settings`.
+pub fn legacy_backup_path(settings: &Path) -> PathBuf {
     let mut name = settings.file_name().unwrap_or_default().to_os_string();
-    name.push(BACKUP_SUFFIX);
+    name.push(LEGACY_BACKUP_SUFFIX);
     settings.with_file_name(name)
+}
+
+/// What install keeps to undo itself for one settings file: `<root>/<hash of its path>/`
+/// holds the previous file (under its own name) and the list of directories install created.
+/// `root` is the data dir's `install/` (private, 0700).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undo {
+    dir: PathBuf,
+    file_name: std::ffi::OsString,
+}
+
+impl Undo {
+    /// The undo record of the settings file at `target` (its resolved path) under `root`.
+    pub fn of(root: &Path, target: &Path) -> Undo {
+        Undo {
+            dir: root.join(state::key("install", &target.to_string_lossy())),
+            file_name: target.file_name().unwrap_or_default().to_os_string(),
+        }
+    }
+
+    /// Where the previous file is kept.
+    pub fn backup(&self) -> PathBuf {
+        self.dir.join(&self.file_name)
+    }
+
+    fn created_dirs(&self) -> PathBuf {
+        self.dir.join(CREATED_DIRS)
+    }
+
+    fn ensure(&self) -> Result<(), InstallError> {
+        for dir in [self.dir.parent().unwrap_or(&self.dir), &self.dir] {
+            state::fs::ensure_private_dir(dir).map_err(fs_error(dir))?;
+        }
+        Ok(())
+    }
+
+    /// Keeps `previous`, the bytes of `target` before an edit.
+    fn keep(&self, previous: &[u8], target: &Path) -> Result<PathBuf, InstallError> {
+        self.ensure()?;
+        let backup = self.backup();
+        write_atomic(&backup, previous, Some(target))?;
+        Ok(backup)
+    }
+
+    /// Records the directories install is about to create (`dirs`, deepest first).
+    fn record_created(&self, dirs: &[PathBuf]) -> Result<(), InstallError> {
+        self.ensure()?;
+        let names: Vec<&str> = dirs.iter().filter_map(|d| d.to_str()).collect();
+        let json = serde_json::to_vec(&names).unwrap_or_default();
+        let path = self.created_dirs();
+        state::fs::write_atomic(&path, &json, Durability::Synced, None).map_err(fs_error(&path))
+    }
+
+    /// Removes the directories install created for `target`, deepest first, where they are
+    /// empty; a directory someone put something in stays.
+    fn remove_created(&self, target: &Path) {
+        let Ok(Some(bytes)) = state::fs::read_file(&self.created_dirs(), 64 * 1024) else {
+            return;
+        };
+        let dirs: Vec<PathBuf> = serde_json::from_slice(&bytes).unwrap_or_default();
+        for dir in dirs {
+            // Only ever an ancestor of the settings file.
+            if target.starts_with(&dir) && dir != target {
+                let _ = fs::remove_dir(&dir);
+            }
+        }
+    }
+
+    /// Forgets everything kept for this file.
+    fn forget(&self) {
+        let _ = state::remove_entry(&self.dir);
+    }
+}
+
+/// The directories that do not exist yet on the way to `dir`, deepest first.
+fn missing_dirs(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && fs::symlink_metadata(d).is_err())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+fn fs_error(path: &Path) -> impl FnOnce(FsError) -> InstallError + '_ {
+    move |e| match e {
+        FsError::Io { path, source } => InstallError::Write { path, source },
+        other => write_error(path, io::Error::other(other.to_string())),
+    }
 }
 
 /// What install or uninstall did to the settings file.
@@ -136,7 +232,7 @@ impl InstallError {
             }
             InstallError::Settings { path, source } => Some(match source {
                 EditError::Comments { .. } => format!(
-                    "remove the comments from `{}`, or add the hooks by hand as the README shows",
+                    "remove the comments from `{}`, or add the hooks by hand: {BY_HAND}",
                     path.display()
                 ),
                 EditError::NotUtf8 | EditError::Invalid { .. } => format!(
@@ -153,16 +249,18 @@ impl InstallError {
 }
 
 /// Registers the hooks of `host` in `settings` (a file of the shape `file`), running
-/// `program` (the absolute path of the running `jev-preflight` binary).
+/// `program` (the absolute path of the running `jev-preflight` binary); what undoes it is
+/// kept under `undo_root` ([`Undo`]).
 pub fn install(
     host: Host,
     file: HookFile,
     settings: &Path,
     program: &Path,
+    undo_root: &Path,
 ) -> Result<Outcome, InstallError> {
     let program = program_str(program)?;
     if file.command == Command::Plugin {
-        return plugin::install(host, settings, program);
+        return plugin::install(host, settings, program, &Undo::of(undo_root, settings));
     }
     let target = resolve_symlink(settings);
     let current = read_optional(&target)?;
@@ -171,33 +269,40 @@ pub fn install(
     let Some(edited) = edited else {
         return Ok(outcome(Action::AlreadyInstalled, settings, None));
     };
-    match current {
+    let undo = Undo::of(undo_root, &target);
+    let result = match current {
         None => {
             if let Some(dir) = target.parent() {
+                let missing = missing_dirs(dir);
+                // Recorded before they exist: a crash in between leaves nothing unrecorded.
+                undo.record_created(&missing)?;
                 fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
             }
             write_atomic(&target, edited.as_bytes(), None)?;
-            Ok(outcome(Action::Created, settings, None))
+            outcome(Action::Created, settings, None)
         }
         Some(previous) => {
-            let backup = backup_path(&target);
-            write_atomic(&backup, &previous, Some(&target))?;
+            let backup = undo.keep(&previous, &target)?;
             write_atomic(&target, edited.as_bytes(), Some(&target))?;
-            Ok(outcome(Action::Added, settings, Some(backup)))
+            outcome(Action::Added, settings, Some(backup))
         }
-    }
+    };
+    // A backup an older version left next to the file must not stay where it can be committed.
+    let _ = fs::remove_file(legacy_backup_path(&target));
+    Ok(result)
 }
 
 /// Removes what [`install`] added to `settings`; `program` is the running binary, used to
-/// recognise a file that is still exactly what install wrote.
+/// recognise a file that is still exactly what install wrote; `undo_root` as for [`install`].
 pub fn uninstall(
     host: Host,
     file: HookFile,
     settings: &Path,
     program: &Path,
+    undo_root: &Path,
 ) -> Result<Outcome, InstallError> {
     if file.command == Command::Plugin {
-        return plugin::uninstall(settings);
+        return plugin::uninstall(settings, &Undo::of(undo_root, settings));
     }
     let target = resolve_symlink(settings);
     let Some(current) = read_optional(&target)? else {
@@ -207,25 +312,35 @@ pub fn uninstall(
     let Some(edited) = edited else {
         return Ok(outcome(Action::NotInstalled, settings, None));
     };
-    let backup = backup_path(&target);
+    let undo = Undo::of(undo_root, &target);
+    let legacy = legacy_backup_path(&target);
+    let original = match read_optional(&undo.backup())? {
+        Some(bytes) => Some(bytes),
+        None => read_optional(&legacy)?,
+    };
 
     // The file is still what install made of the backup: give back the backup's bytes, which
     // also covers the few edits that text surgery cannot invert (an empty `[]` or `{}` that
     // install filled in, say).
-    if let (Ok(program), Ok(Some(original))) = (program_str(program), read_optional(&backup))
-        && let Ok(Some(installed)) = add_hooks(&original, host, file, program)
+    if let (Ok(program), Some(original)) = (program_str(program), &original)
+        && let Ok(Some(installed)) = add_hooks(original, host, file, program)
         && installed.as_bytes() == current.as_slice()
     {
-        write_atomic(&target, &original, Some(&target))?;
+        write_atomic(&target, original, Some(&target))?;
+        undo.forget();
+        let _ = fs::remove_file(&legacy);
         return Ok(outcome(Action::Restored, settings, None));
     }
     // Install created this file and nothing else was ever added to it.
-    if edited == skeleton(file, Style::detect(&edited, None).newline) && !backup.exists() {
+    if edited == skeleton(file, Style::detect(&edited, None).newline) && original.is_none() {
         fs::remove_file(&target).map_err(|source| write_error(&target, source))?;
+        undo.remove_created(&target);
+        undo.forget();
         return Ok(outcome(Action::Deleted, settings, None));
     }
-    write_atomic(&backup, &current, Some(&target))?;
+    let backup = undo.keep(&current, &target)?;
     write_atomic(&target, edited.as_bytes(), Some(&target))?;
+    let _ = fs::remove_file(&legacy);
     Ok(outcome(Action::Removed, settings, Some(backup)))
 }
 

@@ -8,13 +8,17 @@
 //! 1.18.33 (`Hooks["chat.message"]`, `EventSessionIdle`, `SessionPromptAsyncData`), and run in
 //! the real OpenCode 1.18.33 by `scripts/e2e-opencode`.
 //!
-//! The file is ours alone: install writes it whole, uninstall deletes it, and a file of that
-//! name that we did not write is refused rather than overwritten.
+//! The file is ours alone: install writes it whole, uninstall deletes it (with the folders
+//! install created for it, when nothing else was put in them), and a file of that name that
+//! we did not write is refused rather than overwritten.
 
 use std::fs;
 use std::path::Path;
 
-use super::{Action, InstallError, Outcome, outcome, read_optional, write_atomic, write_error};
+use super::{
+    Action, InstallError, Outcome, Undo, missing_dirs, outcome, read_optional, write_atomic,
+    write_error,
+};
 use crate::host::Host;
 
 /// The first line of every plugin file we write; how uninstall knows the file is ours.
@@ -89,8 +93,13 @@ export const JevPreflight = async ({{ client, directory }}) => {{
     )
 }
 
-/// Writes the plugin file at `path`.
-pub fn install(host: Host, path: &Path, program: &str) -> Result<Outcome, InstallError> {
+/// Writes the plugin file at `path`; the folders it creates on the way are recorded in `undo`.
+pub fn install(
+    host: Host,
+    path: &Path,
+    program: &str,
+    undo: &Undo,
+) -> Result<Outcome, InstallError> {
     let wanted = text(host, program);
     match read_optional(path)? {
         Some(current) if current == wanted.as_bytes() => {
@@ -101,6 +110,11 @@ pub fn install(host: Host, path: &Path, program: &str) -> Result<Outcome, Instal
         }),
         existing => {
             if let Some(dir) = path.parent() {
+                let missing = missing_dirs(dir);
+                // Recorded before they exist: a crash in between leaves nothing unrecorded.
+                if !missing.is_empty() {
+                    undo.record_created(&missing)?;
+                }
                 fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
             }
             write_atomic(path, wanted.as_bytes(), None)?;
@@ -113,8 +127,9 @@ pub fn install(host: Host, path: &Path, program: &str) -> Result<Outcome, Instal
     }
 }
 
-/// Deletes the plugin file at `path`, when it is ours.
-pub fn uninstall(path: &Path) -> Result<Outcome, InstallError> {
+/// Deletes the plugin file at `path`, when it is ours, and the empty folders `undo` records
+/// install created for it.
+pub fn uninstall(path: &Path, undo: &Undo) -> Result<Outcome, InstallError> {
     match read_optional(path)? {
         None => Ok(outcome(Action::NotInstalled, path, None)),
         Some(current) if !current.starts_with(MARKER.as_bytes()) => Err(InstallError::NotOurs {
@@ -122,6 +137,8 @@ pub fn uninstall(path: &Path) -> Result<Outcome, InstallError> {
         }),
         Some(_) => {
             fs::remove_file(path).map_err(|source| write_error(path, source))?;
+            undo.remove_created(path);
+            undo.forget();
             Ok(outcome(Action::Deleted, path, None))
         }
     }

@@ -2,12 +2,22 @@
 //! turn diff produces, without a repository.
 //!
 //! Git patches (`git diff`, `git format-patch`, `git show`) are split at their `diff --git`
-//! lines and kept byte for byte; status, renames, copies and binary changes come from their
-//! extended headers. Plain `diff -u` output (`---`/`+++` pairs) is accepted too: its paths lose
-//! a common first directory the way `patch -p1` would, and each file gets a `diff --git`
+//! lines; status, renames, copies and binary changes come from their extended headers. Git
+//! may write other path prefixes than `a/` and `b/`: swapped by `git diff -R`, `i/ w/ c/ o/`
+//! with `diff.mnemonicPrefix`, none with `--no-prefix`, anything with `--src-prefix` and
+//! `--dst-prefix`. Each section's prefixes are recovered from its own lines (the two names of
+//! an unrenamed file differ only by their prefixes, and a prefix is empty or ends in `/`), and
+//! a section that does not show them takes the patch's. A section written with other prefixes
+//! gets its `diff --git`, `---` and `+++` lines rewritten with `a/` and `b/`; every other byte
+//! is kept. Plain `diff -u` output (`---`/`+++` pairs) is accepted too: its paths lose a
+//! common first directory the way `patch -p1` would, and each file gets a `diff --git`
 //! header, so the payload reads the same whichever tool wrote the patch.
 
 use crate::git::diff::{Change, Status};
+use crate::git::quote::c_quote;
+
+/// The prefixes the hook's own diffs use, and that every parsed section ends up with.
+const CANONICAL: (&[u8], &[u8]) = (b"a/", b"b/");
 
 /// Why a patch could not be read as a diff.
 #[derive(Debug, thiserror::Error)]
@@ -105,8 +115,23 @@ fn strip_prefix(path: Vec<u8>, prefix: &[u8]) -> Vec<u8> {
     }
 }
 
-/// The two paths of `diff --git a/X b/Y` when neither `---`/`+++` nor rename lines name them.
-fn header_paths(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+/// A source and a destination prefix (`a/` and `b/`, `c/` and `w/`, or two empty ones).
+type Prefixes = (Vec<u8>, Vec<u8>);
+
+/// Splits the two names of one unrenamed file into their prefixes: the longest common tail
+/// whose heads are each empty or end in `/` (`c/src/a.rs`, `w/src/a.rs` → `c/`, `w/`).
+fn split_prefixes(old: &[u8], new: &[u8]) -> Option<Prefixes> {
+    let is_prefix = |p: &[u8]| p.is_empty() || p.ends_with(b"/");
+    (1..=old.len().min(new.len())).rev().find_map(|tail| {
+        let (s, x) = old.split_at(old.len() - tail);
+        let (d, y) = new.split_at(new.len() - tail);
+        (x == y && is_prefix(s) && is_prefix(d)).then(|| (s.to_vec(), d.to_vec()))
+    })
+}
+
+/// The two names of a `diff --git` line, quoted ones unquoted; `None` when the split is not
+/// certain (unquoted names that hold spaces and differ in length).
+fn header_names(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
     let rest = trim_eol(rest);
     if rest.starts_with(b"\"") {
         let close = (1..rest.len()).find(|&i| rest[i] == b'"' && rest[i - 1] != b'\\')?;
@@ -114,16 +139,69 @@ fn header_paths(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
         let b = unquote(rest.get(close + 2..)?);
         return Some((a, b));
     }
-    // Unquoted: both halves are the same path when the file was not renamed.
-    if rest.len() % 2 == 1 {
-        let half = rest.len() / 2;
-        let (a, b) = (&rest[..half], &rest[half + 1..]);
-        if rest[half] == b' ' && a.get(2..) == b.get(2..) {
-            return Some((a.to_vec(), b.to_vec()));
-        }
+    if let Some(open) = rest.windows(2).position(|w| w == b" \"") {
+        return Some((rest[..open].to_vec(), unquote(&rest[open + 1..])));
     }
+    // Unquoted, one file under prefixes of equal length (`a/ b/`, `i/ w/`, none): the two
+    // halves around the middle space.
+    if rest.len() % 2 == 1 && rest[rest.len() / 2] == b' ' {
+        let half = rest.len() / 2;
+        return Some((rest[..half].to_vec(), rest[half + 1..].to_vec()));
+    }
+    None
+}
+
+/// The two names of a `diff --git` line for known prefixes: `S + X + " " + D + X`.
+fn header_with(rest: &[u8], (s, d): (&[u8], &[u8])) -> Option<(Vec<u8>, Vec<u8>)> {
+    let rest = trim_eol(rest);
+    if let Some((a, b)) = header_names(rest)
+        && a.starts_with(s)
+        && b.starts_with(d)
+    {
+        return Some((a, b));
+    }
+    let name = rest.len().checked_sub(s.len() + d.len() + 1)?;
+    if name % 2 != 0 {
+        return None;
+    }
+    let (a, b) = rest.split_at(s.len() + name / 2);
+    let b = b.strip_prefix(b" ")?;
+    (a.starts_with(s) && b.starts_with(d) && a[s.len()..] == b[d.len()..])
+        .then(|| (a.to_vec(), b.to_vec()))
+}
+
+/// The legacy guess for a `diff --git` line nothing else explains: the last ` b/`.
+fn header_guess(rest: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let rest = trim_eol(rest);
     let split = rest.windows(3).rposition(|w| w == b" b/")?;
     Some((rest[..split].to_vec(), rest[split + 1..].to_vec()))
+}
+
+/// One line with `prefix` and a path, quoted the way git quotes it; `---`/`+++` lines end a
+/// name holding a space with a tab, as git writes them.
+fn path_line(tag: &[u8], path: Option<(&[u8], &[u8])>, eol: &[u8]) -> Vec<u8> {
+    let mut line = tag.to_vec();
+    match path {
+        None => line.extend_from_slice(b"/dev/null"),
+        Some((prefix, name)) => {
+            line.extend_from_slice(&c_quote(&[prefix, name].concat()));
+            if tag != b"diff --git " && name.contains(&b' ') {
+                line.push(b'\t');
+            }
+        }
+    }
+    line.extend_from_slice(eol);
+    line
+}
+
+fn eol_of(line: &[u8]) -> &[u8] {
+    if line.ends_with(b"\r\n") {
+        b"\r\n"
+    } else if line.ends_with(b"\n") {
+        b"\n"
+    } else {
+        b""
+    }
 }
 
 /// One file's section while it is read.
@@ -133,8 +211,8 @@ struct Section {
     text: Vec<u8>,
     old: Option<Vec<u8>>,
     new: Option<Vec<u8>>,
-    header_old: Option<Vec<u8>>,
-    header_new: Option<Vec<u8>>,
+    /// What follows `diff --git ` on the section's first line.
+    header: Vec<u8>,
     rename_from: Option<Vec<u8>>,
     rename_to: Option<Vec<u8>>,
     copy: bool,
@@ -150,18 +228,52 @@ struct Section {
 }
 
 impl Section {
-    fn finish(self) -> Change {
+    /// The section's own prefixes, where its lines show them: the `---`/`+++` names of a
+    /// modified file, a `diff --git` line matched with the one name an added or deleted file
+    /// has, or a `diff --git` line that can be split with certainty.
+    fn prefixes(&self) -> Option<Prefixes> {
+        if !self.git || self.rename_to.is_some() {
+            return None;
+        }
+        let rest = trim_eol(&self.header);
+        let (old, new) = match (&self.old, &self.new) {
+            (Some(old), Some(new)) => (old.clone(), new.clone()),
+            // An added file: the header ends with its `+++` name; a deleted one starts with
+            // its `---` name (both unquoted only: quoting is handled by `header_names`).
+            (None, Some(new)) if rest.ends_with(&[b" ", new.as_slice()].concat()) => {
+                (rest[..rest.len() - new.len() - 1].to_vec(), new.clone())
+            }
+            (Some(old), None) if rest.starts_with(&[old.as_slice(), b" "].concat()) => {
+                (old.clone(), rest[old.len() + 1..].to_vec())
+            }
+            _ => header_names(rest)?,
+        };
+        split_prefixes(&old, &new)
+    }
+
+    fn finish(self, default: &Prefixes) -> Change {
+        let own = self.prefixes();
+        let (src, dst) = own.as_ref().unwrap_or(default);
+        let (src, dst) = (src.as_slice(), dst.as_slice());
         let strip = |p: Option<Vec<u8>>, prefix: &[u8]| p.map(|p| strip_prefix(p, prefix));
         let (old, new) = if self.git {
+            let (header_old, header_new) = header_with(&self.header, (src, dst))
+                .or_else(|| header_guess(&self.header))
+                .unzip();
+            let header_src = if own.is_some() || header_old.is_some() {
+                src
+            } else {
+                CANONICAL.0
+            };
             (
                 self.rename_from
                     .clone()
-                    .or(strip(self.old.clone(), b"a/"))
-                    .or(strip(self.header_old.clone(), b"a/")),
+                    .or(strip(self.old.clone(), src))
+                    .or(strip(header_old, header_src)),
                 self.rename_to
                     .clone()
-                    .or(strip(self.new.clone(), b"b/"))
-                    .or(strip(self.header_new.clone(), b"b/")),
+                    .or(strip(self.new.clone(), dst))
+                    .or(strip(header_new, dst)),
             )
         } else {
             plain_paths(self.old.clone(), self.new.clone())
@@ -189,13 +301,17 @@ impl Section {
         }
         .unwrap_or_default();
         let old_path = match status {
-            Status::Renamed | Status::Copied => old,
+            Status::Renamed | Status::Copied => old.clone(),
             _ => None,
         };
+        let canonical = (src, dst) == CANONICAL;
         let patch = if self.binary {
             Vec::new()
-        } else if self.git {
+        } else if self.git && canonical {
             self.text
+        } else if self.git {
+            let old_name = old_path.clone().unwrap_or_else(|| path.clone());
+            with_canonical_names(&self.text, &old_name, &path, added, deleted)
         } else {
             plain_as_git(&self.text, &path, status)
         };
@@ -208,6 +324,44 @@ impl Section {
             oversized: None,
         }
     }
+}
+
+/// A git section with its `diff --git`, `---` and `+++` lines written with the `a/` and `b/`
+/// prefixes the hook's own diffs use; every other line is kept byte for byte.
+fn with_canonical_names(
+    text: &[u8],
+    old: &[u8],
+    new: &[u8],
+    added: bool,
+    deleted: bool,
+) -> Vec<u8> {
+    let (a, b) = CANONICAL;
+    let mut out = Vec::with_capacity(text.len() + 16);
+    let mut header = true;
+    let (mut minus_done, mut plus_done) = (false, false);
+    for (i, line) in lines(text).into_iter().enumerate() {
+        let eol = eol_of(line);
+        if i == 0 {
+            let mut first = path_line(b"diff --git ", Some((a, old)), b"");
+            first.push(b' ');
+            first.extend_from_slice(&c_quote(&[b, new].concat()));
+            first.extend_from_slice(eol);
+            out.extend_from_slice(&first);
+        } else if header && !minus_done && line.starts_with(b"--- ") {
+            minus_done = true;
+            out.extend_from_slice(&path_line(b"--- ", (!added).then_some((a, old)), eol));
+        } else if header && minus_done && !plus_done && line.starts_with(b"+++ ") {
+            plus_done = true;
+            header = false;
+            out.extend_from_slice(&path_line(b"+++ ", (!deleted).then_some((b, new)), eol));
+        } else {
+            if line.starts_with(b"@@") {
+                header = false;
+            }
+            out.extend_from_slice(line);
+        }
+    }
+    out
 }
 
 /// Paths of a plain diff: the common first directory (`a/`, `old/`) goes, as with `patch -p1`.
@@ -268,7 +422,7 @@ fn plain_as_git(text: &[u8], path: &[u8], status: Status) -> Vec<u8> {
 /// header, a commit message) is ignored.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Change>, PatchError> {
     let all = lines(bytes);
-    let mut changes = Vec::new();
+    let mut sections = Vec::new();
     let mut current: Option<Section> = None;
     let mut i = 0;
     while i < all.len() {
@@ -276,14 +430,12 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Change>, PatchError> {
         let next = all.get(i + 1).copied().unwrap_or_default();
         if let Some(rest) = line.strip_prefix(b"diff --git ") {
             if let Some(done) = current.take() {
-                changes.push(done.finish());
+                sections.push(done);
             }
-            let (a, b) = header_paths(rest).unzip();
             current = Some(Section {
                 git: true,
                 text: line.to_vec(),
-                header_old: a,
-                header_new: b,
+                header: trim_eol(rest).to_vec(),
                 ..Section::default()
             });
             i += 1;
@@ -295,7 +447,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Change>, PatchError> {
             && current.as_ref().is_none_or(|s| s.in_hunks || !s.git);
         if starts_plain {
             if let Some(done) = current.take() {
-                changes.push(done.finish());
+                sections.push(done);
             }
             current = Some(Section::default());
         }
@@ -341,8 +493,15 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Change>, PatchError> {
         i += 1;
     }
     if let Some(done) = current.take() {
-        changes.push(done.finish());
+        sections.push(done);
     }
+    // One `git diff` writes one pair of prefixes: a section that does not show its own
+    // takes the first one another section shows.
+    let default = sections
+        .iter()
+        .find_map(Section::prefixes)
+        .unwrap_or_else(|| (CANONICAL.0.to_vec(), CANONICAL.1.to_vec()));
+    let mut changes: Vec<Change> = sections.into_iter().map(|s| s.finish(&default)).collect();
     if changes.is_empty() && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
         return Err(PatchError::NotADiff);
     }
@@ -464,6 +623,56 @@ mod tests {
     fn removed_lines_that_look_like_markers_stay_in_the_hunk() {
         let c = one("diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n x\n");
         assert!(c.patch.ends_with(b"--- x\n+++ y\n x\n"));
+    }
+
+    #[test]
+    fn prefixes_are_split_at_a_slash_or_nowhere() {
+        type Case = (
+            &'static str,
+            &'static str,
+            Option<(&'static str, &'static str)>,
+        );
+        let cases: &[Case] = &[
+            ("a/src/x.rs", "b/src/x.rs", Some(("a/", "b/"))),
+            ("b/src/x.rs", "a/src/x.rs", Some(("b/", "a/"))),
+            ("c/x", "w/x", Some(("c/", "w/"))),
+            ("src/x.rs", "src/x.rs", Some(("", ""))),
+            // "left" and "right" share a last letter; the split is still at the slash.
+            ("left/src/x.rs", "right/src/x.rs", Some(("left/", "right/"))),
+            // A directory named like a prefix stays in the path.
+            ("b/a/x", "a/a/x", Some(("b/", "a/"))),
+            ("a/x", "b/y", None),
+        ];
+        for (old, new, want) in cases {
+            let got = split_prefixes(old.as_bytes(), new.as_bytes());
+            let got = got.as_ref().map(|(s, d)| {
+                (
+                    std::str::from_utf8(s).unwrap(),
+                    std::str::from_utf8(d).unwrap(),
+                )
+            });
+            assert_eq!(got, *want, "{old} {new}");
+        }
+        assert_eq!(
+            header_with(b"left/a b.rs right/a b.rs", (b"left/", b"right/")),
+            Some((b"left/a b.rs".to_vec(), b"right/a b.rs".to_vec()))
+        );
+    }
+
+    #[test]
+    fn a_section_without_names_takes_the_patch_prefixes() {
+        // A mode change shows no `---`/`+++` names; the other section shows the prefixes.
+        let text = "diff --git left/src/a.rs right/src/a.rs\n--- left/src/a.rs\n+++ right/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git left/run me.sh right/run me.sh\nold mode 100644\nnew mode 100755\n";
+        let all = parse(text.as_bytes()).unwrap();
+        assert_eq!(all[0].path, b"run me.sh");
+        assert_eq!(
+            String::from_utf8_lossy(&all[0].patch),
+            "diff --git a/run me.sh b/run me.sh\nold mode 100644\nnew mode 100755\n"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&all[1].patch),
+            "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\n"
+        );
     }
 
     #[test]

@@ -164,16 +164,65 @@ impl HookCall<'_> {
         self
     }
 
-    pub fn run(self) -> HookResult {
+    fn spawn(&self) -> std::process::Child {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
-        let mut child = self
-            .env
+        self.env
             .command(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
+            .unwrap()
+    }
+
+    /// Writes the input and keeps stdin open, never closing it while the hook runs; fails the
+    /// test (after killing the hook) when it has not exited within `limit`. How long it ran,
+    /// and what it printed.
+    pub fn run_with_stdin_open(
+        self,
+        limit: std::time::Duration,
+    ) -> (std::time::Duration, HookResult) {
+        use std::io::Read;
+        let started = std::time::Instant::now();
+        let mut child = self.spawn();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&self.stdin).unwrap();
+        stdin.flush().unwrap();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > limit {
+                let _ = child.kill();
+                panic!("the hook was still waiting on stdin after {limit:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let elapsed = started.elapsed();
+        let (mut stdout, mut stderr) = (String::new(), String::new());
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
             .unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        drop(stdin);
+        let result = HookResult {
+            code: status.code(),
+            stdout,
+            stderr,
+        };
+        (elapsed, result)
+    }
+
+    pub fn run(self) -> HookResult {
+        let mut child = self.spawn();
         let mut stdin = child.stdin.take().unwrap();
         let input = self.stdin;
         let writer = std::thread::spawn(move || {
