@@ -143,6 +143,7 @@ impl Effects for Fake {
                 )
                 .into_bytes(),
                 oversized: None,
+                unread: false,
             }],
             attributes: Attributes::default(),
             way: crate::git::turn::Way::Whole,

@@ -11,6 +11,7 @@
 pub mod axes;
 pub mod paths;
 pub mod payload;
+pub mod priority;
 pub mod redact;
 pub mod select;
 

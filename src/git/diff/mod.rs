@@ -42,6 +42,9 @@ pub struct Change {
     pub patch: Vec<u8>,
     /// `Some(size)` when the file was over the untracked-file cap and was never read.
     pub oversized: Option<u64>,
+    /// The file's content was never read: the turn changed more files (or bytes) than a
+    /// snapshot reads, and this one came later in the order of [`crate::pipeline::priority`].
+    pub unread: bool,
 }
 
 /// The fixed diff options: renames at 50%, `a/` `b/` prefixes, 3 lines of context, no color,
@@ -289,6 +292,7 @@ fn merge_oversized(
         binary: false,
         patch: Vec::new(),
         oversized: Some(size),
+        unread: false,
     };
     for now in head {
         let before = base.iter().find(|b| b.path == now.path);

@@ -206,6 +206,7 @@ impl Section {
             binary: self.binary,
             patch,
             oversized: None,
+            unread: false,
         }
     }
 }
