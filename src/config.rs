@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::digest::hex_sha256;
 pub use crate::env::HostEnv;
 use crate::env::vars as ev;
-use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
+use crate::git::snapshot::{DEFAULT_UNTRACKED_CAP, SnapshotOptions};
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
 use crate::pipeline::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
 use crate::scorer::secret::ApiKey;
@@ -535,6 +535,16 @@ impl Frozen {
         Thresholds {
             default: self.threshold.unwrap_or(DEFAULT_THRESHOLD),
             per_axis,
+        }
+    }
+
+    /// How a snapshot of this repository is taken: the size cap, and the `exclude` globs a
+    /// turn too large to read whole leaves out first.
+    pub fn snapshot_options(&self) -> SnapshotOptions {
+        SnapshotOptions {
+            untracked_cap: self.untracked_max_bytes,
+            exclude: self.exclude.clone(),
+            ..SnapshotOptions::default()
         }
     }
 

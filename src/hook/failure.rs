@@ -30,6 +30,7 @@ pub enum Class {
     GitMissing,
     GitTimeout,
     GitOutputTooLarge,
+    TooManyFiles,
     GitFailed,
     GitUnexpectedOutput,
     ConfigInvalid,
@@ -59,6 +60,7 @@ impl Class {
             Class::GitMissing => "git_missing",
             Class::GitTimeout => "git_timeout",
             Class::GitOutputTooLarge => "git_output_too_large",
+            Class::TooManyFiles => "too_many_files",
             Class::GitFailed => "git_failed",
             Class::GitUnexpectedOutput => "git_unexpected_output",
             Class::ConfigInvalid => "config_invalid",
@@ -82,6 +84,9 @@ impl Class {
                 "the repository is slow to snapshot; `jev-preflight doctor` shows timings"
             }
             Class::ConfigInvalid => "fix `.jev-preflight.json` (it is read when you send a prompt)",
+            Class::TooManyFiles => {
+                "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`"
+            }
             Class::UserConfigInvalid => "fix the user config file or the JEV_PREFLIGHT_* variables",
             Class::MissingKey => {
                 "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the built-in scorer with JEV_PREFLIGHT_SCORER=local"
@@ -144,6 +149,7 @@ impl From<&GitError> for Class {
             GitError::Process(ProcessError::TooLarge { .. }) => Class::GitOutputTooLarge,
             GitError::Process(_) => Class::GitFailed,
             GitError::Parse { .. } => Class::GitUnexpectedOutput,
+            GitError::TooManyFiles { .. } => Class::TooManyFiles,
             GitError::Io { .. } | GitError::UnsafeStore { .. } => Class::StoreIo,
         }
     }

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use crate::config::{self, Mode};
 use crate::git::Discovery;
-use crate::git::snapshot::{PrivateStore, SnapshotOptions};
+use crate::git::snapshot::PrivateStore;
 use crate::hook::answer::{self, Finding};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
@@ -129,10 +129,7 @@ fn evaluate(
         _ => return Ok(Reply::quiet("repository is gone")),
     };
     clock.lap("prepare");
-    let options = SnapshotOptions {
-        untracked_cap: frozen.untracked_max_bytes,
-        ..SnapshotOptions::default()
-    };
+    let options = frozen.snapshot_options();
     // What the pure stages need besides the diff — the path selector (its globs) and the
     // redactor (its keyword automaton), a few ms of CPU — is built on a second thread while
     // git works, instead of after it.

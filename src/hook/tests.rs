@@ -108,6 +108,7 @@ impl Effects for Fake {
         Ok(Snapshot {
             tree: work,
             oversized: vec![],
+            unread: 0,
         })
     }
     fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
@@ -147,6 +148,7 @@ impl Effects for Fake {
             }],
             attributes: Attributes::default(),
             way: crate::git::turn::Way::Whole,
+            dropped: 0,
         })
     }
     fn scorer(

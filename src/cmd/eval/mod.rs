@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use crate::config::{self, ConfigError, Frozen, HostEnv};
 use crate::git::diff::{self, Change};
-use crate::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
+use crate::git::snapshot::{self, PrivateStore, Snapshot};
 use crate::git::{self, Discovery, Git, GitError, Repo};
 use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
@@ -471,14 +471,12 @@ fn working_tree_changes(
         prompt: temp.path().join("prompt"),
         tree_cache: temp.path().join("trees"),
     };
-    let options = SnapshotOptions {
-        untracked_cap: frozen.untracked_max_bytes,
-        ..SnapshotOptions::default()
-    };
+    let options = frozen.snapshot_options();
     let staged = snapshot::stage(git, repo, &store, &options)?;
     let base = Snapshot {
         tree: base_tree.to_owned(),
         oversized: Vec::new(),
+        unread: 0,
     };
     let changes = diff::diff_index(git, repo, &store, &base, &staged)?;
     let _ = snapshot::purge_prompt(&store);
