@@ -149,6 +149,7 @@ fn evaluate(
     let selector = selector?;
     let changed = turn.changes.len();
     let way = turn.way.name();
+    let large = LargeTurn::of(&turn);
     let selection = pipeline::select(turn.changes, &selector, &turn.attributes);
     clock.lap("select");
     let outcome = payload::build(&selection.kept, &redactor, &frozen.size_policy());
@@ -210,6 +211,7 @@ fn evaluate(
         "mode": frozen.mode,
         "diff": way,
     });
+    let log = large.annotate(log, payload.omitted.len());
     if selected.is_empty() {
         return Ok(Reply {
             log: Some(log),
@@ -254,6 +256,37 @@ fn evaluate(
         }
     }
     Ok(reply)
+}
+
+/// How much of a turn was not looked at whole, for the decision log (absent when all was).
+struct LargeTurn {
+    /// Changes whose content was never read (past the snapshot's read bounds).
+    unread: usize,
+    /// Paths the walk did not keep (excluded by name, past the read bounds).
+    dropped: u64,
+}
+
+impl LargeTurn {
+    fn of(turn: &crate::git::turn::Turn) -> LargeTurn {
+        LargeTurn {
+            unread: turn.changes.iter().filter(|c| c.unread).count(),
+            dropped: turn.dropped,
+        }
+    }
+
+    /// `log` with `unread`, `dropped` and `omitted` (files the payload left out) where not 0.
+    fn annotate(&self, mut log: serde_json::Value, omitted: usize) -> serde_json::Value {
+        for (key, n) in [
+            ("unread", self.unread as u64),
+            ("dropped", self.dropped),
+            ("omitted", omitted as u64),
+        ] {
+            if n > 0 {
+                log[key] = json!(n);
+            }
+        }
+        log
+    }
 }
 
 /// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.

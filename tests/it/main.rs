@@ -2,6 +2,7 @@
 
 mod axes;
 mod bench_generator;
+mod big_turn;
 mod cli;
 mod codex;
 mod gemini;

@@ -336,10 +336,10 @@ fn merge_oversized(
             }
             continue;
         }
-        let found =
-            std::fs::symlink_metadata(repo.top.join(crate::git::snapshot::path_from_bytes(
-                &gone.path,
-            )));
+        let found = std::fs::symlink_metadata(
+            repo.top
+                .join(crate::git::snapshot::path_from_bytes(&gone.path)),
+        );
         let status = match found {
             // Past the bounds, the walk may not list a file it never read (ignored now):
             // only its metadata says whether it changed.

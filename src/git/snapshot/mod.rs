@@ -901,15 +901,13 @@ fn partition(
 /// `None` when all fit. Never a path selection excludes by name, never a new file that came
 /// in bulk; the others in the payload's order ([`crate::pipeline::priority`]: source, tests,
 /// the rest; smaller first) while the bounds hold.
-fn choose(
-    candidates: &[Candidate],
-    bounds: &Bounds,
-    excluded: &Excluded<'_>,
-) -> Option<Vec<bool>> {
+fn choose(candidates: &[Candidate], bounds: &Bounds, excluded: &Excluded<'_>) -> Option<Vec<bool>> {
     let (count, bytes) = candidates
         .iter()
         .filter_map(|c| c.read)
-        .fold((0usize, 0u64), |(n, b), (size, _)| (n + 1, b.saturating_add(size)));
+        .fold((0usize, 0u64), |(n, b), (size, _)| {
+            (n + 1, b.saturating_add(size))
+        });
     if count <= bounds.read_files && bytes <= bounds.read_bytes {
         return None;
     }

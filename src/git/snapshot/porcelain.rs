@@ -304,7 +304,13 @@ mod tests {
             listed,
             vec![pending(b"new\nline", true), pending(b"dir/file", true)]
         );
-        assert!(Collector::new(Listing::Others, 10, 1024).finish().unwrap().0.is_empty());
+        assert!(
+            Collector::new(Listing::Others, 10, 1024)
+                .finish()
+                .unwrap()
+                .0
+                .is_empty()
+        );
     }
 
     #[test]
@@ -330,12 +336,17 @@ mod tests {
 
     #[test]
     fn a_listing_past_its_bounds_stops_and_says_so() {
-        let listing: Vec<u8> = (0..1000).flat_map(|i| format!("f{i:04}\0").into_bytes()).collect();
+        let listing: Vec<u8> = (0..1000)
+            .flat_map(|i| format!("f{i:04}\0").into_bytes())
+            .collect();
         let mut c = Collector::new(Listing::Others, 100, 1 << 20);
         let kept_going = listing.chunks(64).all(|chunk| c.feed(chunk));
         assert!(!kept_going, "the collector asks to stop");
         let err = c.finish().unwrap_err();
-        assert!(matches!(err, GitError::TooManyFiles { limit: 100 }), "{err}");
+        assert!(
+            matches!(err, GitError::TooManyFiles { limit: 100 }),
+            "{err}"
+        );
         // By bytes too.
         let mut c = Collector::new(Listing::Others, usize::MAX, 50);
         assert!(!c.feed(&listing));

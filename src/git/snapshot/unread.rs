@@ -77,7 +77,9 @@ pub(crate) fn load(path: &Path, count: u64) -> Result<Vec<OversizedFile>, GitErr
         rest = tail;
     }
     if files.len() as u64 != count {
-        return Err(corrupt("it does not hold as many files as the baseline says"));
+        return Err(corrupt(
+            "it does not hold as many files as the baseline says",
+        ));
     }
     Ok(files)
 }
