@@ -825,12 +825,15 @@ mod tests {
         assert!(matches!(err, ProcessError::TooLarge { .. }), "{err:?}");
     }
 
+    /// Exit status (`None`: stopped), stdout, stderr.
+    type Threaded = (Option<ExitStatus>, Vec<u8>, Vec<u8>);
+
     /// Runs `cmd` the threaded way (the only way off Linux), collecting stdout up to `cap`.
     fn threaded_run(
         mut cmd: Command,
         stdin: Option<Vec<u8>>,
         limits: Limits,
-    ) -> Result<(Option<ExitStatus>, Vec<u8>, Vec<u8>), ProcessError> {
+    ) -> Result<Threaded, ProcessError> {
         cmd.stdin(if stdin.is_some() {
             Stdio::piped()
         } else {

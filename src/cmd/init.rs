@@ -28,7 +28,7 @@ pub const SCHEMA_URL: &str =
 pub const CONFIG_SCHEMA: &str = include_str!("../config.schema.json");
 
 /// The keys of the repository config in the order the starter file and the explanation use.
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 10] = [
     "$schema",
     "mode",
     "threshold",
@@ -38,10 +38,12 @@ pub const KEYS: [&str; 9] = [
     "exclude",
     "untrackedMaxBytes",
     "answer",
+    "memoryDays",
 ];
 
 /// The starter `.jev-preflight.json`: every key at its default, except `threshold` (left
-/// unset so each scorer's own defaults apply).
+/// unset so each scorer's own defaults apply) and `memoryDays` (left unset so the user's own
+/// setting applies).
 pub fn starter_config() -> String {
     format!(
         r#"{{

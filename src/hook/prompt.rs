@@ -114,6 +114,7 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
+        asked: Vec::new(),
     };
     // Not synced: the content objects the baseline names are not synced either, and a state
     // lost in a power cut only makes the Stop find no baseline (fail open).

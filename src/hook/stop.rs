@@ -7,10 +7,12 @@ use crate::config::{self, Mode};
 use crate::git::Discovery;
 use crate::git::snapshot::PrivateStore;
 use crate::hook::answer::{self, Finding};
+use crate::hook::budget::{self, Scored};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
 use crate::hook::failure::{Class, Failure};
 use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::remember;
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
 use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_IDS};
@@ -18,10 +20,14 @@ use crate::pipeline::payload::{self, Outcome, SkipReason};
 use crate::pipeline::redact::Redactor;
 use crate::pipeline::select::Selector;
 use crate::scorer::ScorerKind;
-use crate::state::PromptStore;
+use crate::state::{PromptStore, SessionStore};
 
 /// Outcome of a Stop that found no baseline for its prompt.
 pub const NO_BASELINE: &str = "no baseline";
+/// Outcome of a Stop whose every selected axis the agent was already asked about.
+pub const ALREADY_LOOKED_AT: &str = "already looked at";
+/// Outcome of a Stop not scored because a remote limit was reached and the user chose `skip`.
+pub const BUDGET_SKIPPED: &str = "remote budget reached; skipped";
 
 /// Told to the user when the agent (or anyone) edited the repo config during the turn.
 pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
@@ -89,7 +95,9 @@ pub fn stop(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     let config_changed = config::repo_config_hash(&state.repo_top)
         .map(|h| h != state.config_hash)
         .unwrap_or(true);
-    let result = evaluate(ctx, event, &prompt, &private, &mut state, &mut clock);
+    let result = evaluate(
+        ctx, event, &session, &prompt, &private, &mut state, &mut clock,
+    );
     if state.phase == Phase::Baseline {
         finish(ctx, &prompt, &private, &mut state);
     }
@@ -109,6 +117,7 @@ pub fn stop(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
 fn evaluate(
     ctx: &Context<'_>,
     event: &Event,
+    session: &SessionStore,
     prompt: &PromptStore,
     private: &PrivateStore,
     state: &mut PromptState,
@@ -191,12 +200,37 @@ fn evaluate(
     }
     effects.checkpoint(Checkpoint::HashSaved);
 
-    // Score with the scorer the user chose, then pick the axes.
-    let scorer = effects.scorer(&user.scorer)?;
-    let thresholds = frozen.thresholds(scorer.default_thresholds());
-    let verdict = pipeline::judge(&payload, &*scorer, &thresholds, ctx.scorer_budget)?;
+    // Score under the remote budget, then drop the axes the agent already looked at.
+    let tag = session.tag();
+    let mut notice = None;
+    let scored = budget::score(ctx, session, &tag, &user, &frozen, &payload, &mut notice)?;
+    let spent = scored.log();
+    let mut verdict = match scored {
+        Scored::Chosen { verdict, .. } | Scored::Fallback { verdict, .. } => verdict,
+        Scored::Skipped { .. } => {
+            let mut reply = Reply {
+                log: Some(json!({"budget": spent, "files": payload.files.len(), "diff": way})),
+                ..Reply::quiet(BUDGET_SKIPPED)
+            };
+            reply.answer.messages.extend(notice);
+            return Ok(reply);
+        }
+    };
     effects.checkpoint(Checkpoint::Scored);
     clock.lap("score");
+    let now = unix(ctx.now());
+    let remembered = match state.tree_cache.parent() {
+        Some(dir) => remember::recall(
+            dir,
+            &tag,
+            now,
+            frozen.memory_days,
+            &payload,
+            &verdict.scores,
+            &mut verdict.selected,
+        ),
+        None => Vec::new(),
+    };
     let (scores, selected) = (&verdict.scores, &verdict.selected);
     let log = json!({
         "scorer": verdict.scorer,
@@ -211,12 +245,24 @@ fn evaluate(
         "mode": frozen.mode,
         "diff": way,
     });
-    let log = large.annotate(log, payload.omitted.len());
+    let mut log = large.annotate(log, payload.omitted.len());
+    if let Some(spent) = spent {
+        log["budget"] = spent;
+    }
+    if !remembered.is_empty() {
+        log["remembered"] = json!(remembered);
+    }
     if selected.is_empty() {
-        return Ok(Reply {
+        let mut reply = Reply {
             log: Some(log),
-            ..Reply::quiet("below threshold")
-        });
+            ..Reply::quiet(if remembered.is_empty() {
+                "below threshold"
+            } else {
+                ALREADY_LOOKED_AT
+            })
+        };
+        reply.answer.messages.extend(notice);
+        return Ok(reply);
     }
 
     // Answer.
@@ -224,6 +270,7 @@ fn evaluate(
         log: Some(log),
         ..Reply::default()
     };
+    reply.answer.messages.extend(notice);
     match frozen.mode {
         Mode::Off => reply.outcome = "mode off",
         Mode::Report => {
@@ -244,6 +291,7 @@ fn evaluate(
             let form = answer::choose_form(frozen.answer, event.host, event.prompt_id.is_some());
             // The count is saved before the answer exists: a crash from here on can lose the
             // continuation, never repeat it.
+            state.asked = remember::asked(&state.repo_top, &tag, &payload, scores, selected);
             state.phase = Phase::Continued;
             state.continuations += 1;
             state.baseline = None;
@@ -298,6 +346,13 @@ pub(crate) fn finish(
 ) {
     let _ = ctx.effects.purge(private);
     let _ = crate::state::remove_entry(&prompt.snapshot_dir());
+    // The turn after a continuation has ended: what it left as it was is remembered.
+    if state.phase == Phase::Continued
+        && let Some(dir) = state.tree_cache.parent()
+    {
+        remember::confirm(dir, &state.repo_top, &state.asked, unix(ctx.now()));
+    }
+    state.asked.clear();
     state.phase = Phase::Finished;
     state.baseline = None;
     // Not synced: losing the tombstone in a power cut leaves the last synced state, whose
@@ -305,6 +360,12 @@ pub(crate) fn finish(
     if prompt.write_state_unsynced(state).is_err() {
         let _ = prompt.remove();
     }
+}
+
+fn unix(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// The stages a Stop's decision-log entry times (`ms`), in the order they run.

@@ -62,6 +62,7 @@ impl Scorer for FakeScorer {
                 line: Some(3),
                 note: "removed a check".into(),
             }],
+            tokens: None,
         })
     }
 }

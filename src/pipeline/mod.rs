@@ -9,6 +9,7 @@
 //! The scorer is the one call that may reach out, and it is a trait object the caller chose.
 
 pub mod axes;
+pub mod hunks;
 pub mod paths;
 pub mod payload;
 pub mod priority;

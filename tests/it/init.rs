@@ -197,17 +197,18 @@ fn starter_validates_against_the_schema_and_uses_every_key() {
         .map(String::as_str)
         .collect();
     let listed: BTreeSet<&str> = KEYS.into_iter().collect();
-    // Every key but `threshold`: set, it would replace the local scorer's calibrated
-    // per-axis defaults.
+    // Every key but `threshold` (set, it would replace the local scorer's calibrated
+    // per-axis defaults) and `memoryDays` (set, it would replace the user's own).
     let mut expected = schema_keys.clone();
     expected.remove("threshold");
+    expected.remove("memoryDays");
     assert_eq!(starter_keys, expected);
     assert_eq!(listed, schema_keys);
     // The starter's key order is `KEYS`.
     let text = init::starter_config();
     let positions: Vec<usize> = KEYS
         .iter()
-        .filter(|k| **k != "threshold")
+        .filter(|k| !["threshold", "memoryDays"].contains(*k))
         .map(|k| text.find(&format!("\"{k}\"")).unwrap())
         .collect();
     assert!(positions.is_sorted());
@@ -228,6 +229,20 @@ fn schema_defaults_and_axes_match_the_code() {
     assert_eq!(
         p["untrackedMaxBytes"]["default"],
         json!(DEFAULT_UNTRACKED_CAP)
+    );
+    assert_eq!(
+        p["memoryDays"]["default"],
+        json!(jev_preflight::config::DEFAULT_MEMORY_DAYS)
+    );
+    assert_eq!(
+        (
+            p["memoryDays"]["minimum"].as_u64(),
+            p["memoryDays"]["maximum"].as_u64()
+        ),
+        (
+            Some(jev_preflight::config::MEMORY_DAYS_RANGE.0),
+            Some(jev_preflight::config::MEMORY_DAYS_RANGE.1)
+        )
     );
     let axes: BTreeSet<&str> = p["thresholds"]["properties"]
         .as_object()
@@ -264,6 +279,9 @@ fn the_schema_rejects_what_the_config_parser_rejects() {
         json!({"untrackedMaxBytes": 0}),
         json!({"untrackedMaxBytes": 1073741825u64}),
         json!({"answer": "maybe"}),
+        json!({"memoryDays": 31}),
+        json!({"memoryDays": -1}),
+        json!({"memoryDays": 1.5}),
         json!({"jevUrl": "http://evil"}),
         json!({"command": ["sh"]}),
         json!({"$schema": 1}),
@@ -277,6 +295,8 @@ fn the_schema_rejects_what_the_config_parser_rejects() {
         json!({"mode": "report", "threshold": 0, "thresholds": {"auth_boundary": 1}}),
         json!({"maxDiffBytes": 1024, "untrackedMaxBytes": 1, "exclude": ["docs/**"], "oversize": "skip", "answer": "block"}),
         json!({"maxDiffBytes": 4194304, "untrackedMaxBytes": 1073741824u64, "mode": "off", "answer": "context"}),
+        json!({"memoryDays": 0}),
+        json!({"memoryDays": 30}),
     ];
     for value in good {
         assert_eq!(check(&value), Vec::<String>::new(), "{value}");

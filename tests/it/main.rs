@@ -13,6 +13,7 @@ mod hook_rediscovery;
 mod init;
 mod install;
 mod launcher;
+mod memory;
 mod payload;
 mod plugin_manifest;
 mod redact;

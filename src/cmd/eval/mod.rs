@@ -364,12 +364,7 @@ pub fn run(
 
 /// The name a scorer kind reports as.
 pub fn kind_name(kind: ScorerKind) -> &'static str {
-    match kind {
-        ScorerKind::Jev => "jev",
-        ScorerKind::OpenAi => "openai",
-        ScorerKind::Command => "command",
-        ScorerKind::Local | ScorerKind::Auto => "local",
-    }
+    kind.name()
 }
 
 fn read_patch(path: Option<&Path>, stdin: &mut dyn Read) -> Result<Vec<Change>, EvalError> {
