@@ -3,6 +3,7 @@
 mod axes;
 mod bench_generator;
 mod big_turn;
+mod budget;
 mod cli;
 mod codex;
 mod gemini;
