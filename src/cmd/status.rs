@@ -453,6 +453,23 @@ mod tests {
     }
 
     #[test]
+    fn what_was_not_raised_and_why_is_shown() {
+        let entry = serde_json::json!({
+            "time": 1_767_225_600u64, "event": "Stop", "outcome": "already looked at",
+            "remembered": ["auth_boundary"], "budget": "cached", "omitted": 12, "unread": 40,
+        });
+        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        for needle in [
+            "not raised again (already looked at, same lines): auth_boundary",
+            "scores reused: this session had this exact diff scored before",
+            "12 left out of a partial payload, 40 not read (a large turn)",
+            "why: every axis that reached its threshold was one the agent was already asked about",
+        ] {
+            assert!(text.contains(needle), "{needle:?} in\n{text}");
+        }
+    }
+
+    #[test]
     fn stage_timings_are_shown_in_pipeline_order() {
         let entry = serde_json::json!({
             "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
@@ -504,6 +521,8 @@ mod tests {
             "nothing to score",
             "no baseline",
             "same diff already scored",
+            crate::hook::stop::ALREADY_LOOKED_AT,
+            crate::hook::stop::BUDGET_SKIPPED,
         ] {
             assert_ne!(explain(outcome, None), outcome);
         }

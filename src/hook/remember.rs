@@ -5,10 +5,11 @@
 //! Three steps, keyed on the payload's hunks ([`crate::pipeline::hunks`]): when a continuation
 //! is issued, the hunks that carry each selected axis are noted in the prompt's state
 //! ([`asked`]); when the prompt ends, those the turn after the continuation left in place are
-//! remembered ([`confirm`]: a hunk whose file is unchanged, or whose added lines are all still
-//! there and removed lines not all back); and a later Stop drops a selected axis whose every
-//! carrying hunk is remembered for it ([`recall`]). Only fingerprints and line hashes are kept,
-//! never content; the repository's memory is [`crate::state::memory`].
+//! remembered ([`confirm`]: a hunk whose file is unchanged, or whose lines as the change left
+//! them — its new side, context and added lines — are still there, in order and together);
+//! and a later Stop drops a selected axis whose every carrying hunk is remembered for it
+//! ([`recall`]). Only fingerprints and line hashes are kept, never content; the repository's
+//! memory is [`crate::state::memory`].
 
 use std::path::Path;
 
@@ -40,9 +41,9 @@ pub struct Asked {
     /// The file's size and modification time when the continuation was issued (`None`:
     /// it was gone).
     pub stat: Option<(u64, u64)>,
-    /// Hashes of the hunk's added and removed lines (trimmed, blank ones left out).
-    pub added: Vec<u64>,
-    pub removed: Vec<u64>,
+    /// Hashes of the hunk's new side, in order (trimmed lines, blank ones left out; at most
+    /// [`MAX_LINES`]).
+    pub lines: Vec<u64>,
 }
 
 /// The hunks that carry each of `selected`, to note in the prompt's state as the continuation
@@ -69,8 +70,12 @@ pub fn asked(
                 path: hunk.path.clone(),
                 session: session.to_owned(),
                 stat: stat(&repo_top.join(&hunk.path)),
-                added: line_hashes(hunk, '+'),
-                removed: line_hashes(hunk, '-'),
+                lines: hunk
+                    .new_side
+                    .iter()
+                    .take(MAX_LINES)
+                    .map(|l| line_hash(l))
+                    .collect(),
             });
         }
     }
@@ -150,41 +155,34 @@ pub fn recall(
     dropped
 }
 
-/// Whether the turn after the continuation left `asked`'s lines as they were: its file is
-/// unchanged, or its added lines are all still there and its removed lines not all back.
+/// Whether the turn after the continuation left `asked`'s lines as they were: its file is as
+/// it was (or still gone), or the hunk's new side is still in it, in order and together.
 fn still_there(repo_top: &Path, asked: &Asked) -> bool {
     let path = repo_top.join(&asked.path);
-    let now = stat(&path);
-    if now.is_some() && now == asked.stat {
+    if stat(&path) == asked.stat {
         return true;
+    }
+    if asked.lines.is_empty() {
+        // A hunk that left no line behind (a file removed) is undone by any file there now.
+        return false;
     }
     let Ok(Some(bytes)) = crate::state::fs::read_file(&path, MAX_FILE_BYTES) else {
         // Gone (or not readable as a file): the lines are not there as they were.
         return false;
     };
-    let present: std::collections::HashSet<u64> = String::from_utf8_lossy(&bytes)
+    let file: Vec<u64> = String::from_utf8_lossy(&bytes)
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .map(line_hash)
         .collect();
-    asked.added.iter().all(|h| present.contains(h))
-        && (asked.removed.is_empty() || !asked.removed.iter().all(|h| present.contains(h)))
+    file.windows(asked.lines.len())
+        .any(|window| window == asked.lines.as_slice())
 }
 
 fn stat(path: &Path) -> Option<(u64, u64)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     Some((meta.len(), crate::git::snapshot::mtime_ns(&meta)))
-}
-
-/// The hashes of `hunk`'s changed lines with `sign`, at most [`MAX_LINES`].
-fn line_hashes(hunk: &Hunk, sign: char) -> Vec<u64> {
-    hunk.changed
-        .iter()
-        .filter_map(|l| l.strip_prefix(sign))
-        .take(MAX_LINES)
-        .map(line_hash)
-        .collect()
 }
 
 /// The first eight bytes of a trimmed line's SHA-256.
@@ -248,7 +246,7 @@ mod tests {
         // The turn after the continuation edited the file elsewhere; the hunk's lines stay.
         std::fs::write(
             top.join("src/api.rs"),
-            "// looked at\nfn delete() {\n    log();\n    db.delete()\n}\n",
+            "// looked at\nfn delete() {\n    log();\n    db.delete()\n}\n\nfn more() {}\n",
         )
         .unwrap();
         confirm(&dir, &top, &noted, 1000);
@@ -294,14 +292,15 @@ mod tests {
                 score: 0.97,
             }],
         );
-        // The agent put the check back.
-        std::fs::write(
-            top.join("src/api.rs"),
-            "fn delete() {\n    require_admin()?;\n    log();\n}\n",
-        )
-        .unwrap();
-        confirm(&dir, &top, &noted, 1000);
-        assert!(Memory::at(&dir).findings().unwrap().is_empty());
+        // The agent put the check back, or rewrote the function: not as the change left it.
+        for fixed in [
+            "fn delete() {\n    require_admin()?;\n    log();\n    db.delete()\n}\n",
+            "fn delete() {\n    unimplemented!()\n}\n",
+        ] {
+            std::fs::write(top.join("src/api.rs"), fixed).unwrap();
+            confirm(&dir, &top, &noted, 1000);
+            assert!(Memory::at(&dir).findings().unwrap().is_empty(), "{fixed}");
+        }
         // Gone: not remembered either.
         std::fs::remove_file(top.join("src/api.rs")).unwrap();
         confirm(&dir, &top, &noted, 1000);

@@ -23,6 +23,9 @@ pub struct Hunk {
     pub new: (u32, u32),
     /// The changed lines, sign first (`+x`, `-y`), trimmed; blank ones left out.
     pub changed: Vec<String>,
+    /// The hunk's lines on the new side, context and added, in order, trimmed; blank ones
+    /// left out: the lines as the change left them.
+    pub new_side: Vec<String>,
 }
 
 impl Hunk {
@@ -75,6 +78,7 @@ pub fn parse(diff: &str) -> Vec<Hunk> {
                     old,
                     new,
                     changed: Vec::new(),
+                    new_side: Vec::new(),
                 });
             }
             continue;
@@ -89,10 +93,17 @@ pub fn parse(diff: &str) -> Vec<Hunk> {
         let (sign, text) = match line.as_bytes().first() {
             Some(b'+') => ('+', &line[1..]),
             Some(b'-') => ('-', &line[1..]),
+            Some(b' ') => (' ', &line[1..]),
             _ => continue,
         };
         let text = text.trim();
-        if !text.is_empty() {
+        if text.is_empty() {
+            continue;
+        }
+        if sign != '-' {
+            hunk.new_side.push(text.to_owned());
+        }
+        if sign != ' ' {
             hunk.changed.push(format!("{sign}{text}"));
         }
     }
@@ -214,6 +225,8 @@ diff --git a/my dir/b c.py b/my dir/b c.py\nnew file mode 100644\n--- /dev/null\
             parse(&reverted)[0].fingerprint("auth_boundary")
         );
         assert_eq!(a[0].fingerprint("auth_boundary").len(), 32);
+        assert_eq!(a[0].new_side, ["let x = 1;", "db.delete(id)?;"]);
+        assert_eq!(a[1].new_side, ["fn g() {", "log(\"x\");", "}"]);
     }
 
     #[test]

@@ -260,19 +260,26 @@ mod tests {
             ..Budget::default()
         };
         let day = 20_000 * DAY;
-        // Old days' lines go once the file is past its size; today's all stay.
-        for i in 0..10_000 {
-            ledger.reserve("old", day - 3 * DAY + i, &budget).unwrap();
+        // A ledger just under its size, all of days ago, and a few lines of yesterday.
+        let mut old = String::new();
+        let mut t = day - 3 * DAY;
+        while old.len() < TRIM_FROM as usize - 100 {
+            old.push_str(&format!("{t} old request\n"));
+            t += 1;
         }
-        for i in 0..3000 {
+        old.push_str(&format!("{} yesterday request\n", day - 10));
+        std::fs::write(tmp.path().join("spend.log"), &old).unwrap();
+        // The appends that take it past its size trim it to the last two days.
+        for i in 0..10 {
             ledger.reserve("new", day + i, &budget).unwrap();
         }
         let len = std::fs::metadata(tmp.path().join("spend.log"))
             .unwrap()
             .len();
-        assert!(len <= TRIM_FROM + 64, "{len}");
-        let spent = ledger.spent("new", day + 3000).unwrap();
-        assert_eq!((spent.session_requests, spent.day_requests), (3000, 3000));
+        assert!(len < 1024, "{len}");
+        let spent = ledger.spent("new", day + 10).unwrap();
+        assert_eq!((spent.session_requests, spent.day_requests), (10, 10));
         assert_eq!(ledger.spent("old", day).unwrap().session_requests, 0);
+        assert_eq!(ledger.spent("yesterday", day).unwrap().session_requests, 1);
     }
 }

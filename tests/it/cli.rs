@@ -688,6 +688,7 @@ fn completions_man_page_and_help() {
         "",
         "eval",
         "status",
+        "forget",
         "doctor",
         "install",
         "uninstall",
