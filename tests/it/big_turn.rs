@@ -34,15 +34,6 @@ fn generate(repo: &TestRepo, root: &str, count: usize) {
     }
 }
 
-fn outcome(stderr: &str) -> String {
-    stderr
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("jev-preflight: "))
-        .and_then(|l| l.split_once(": ").map(|(_, o)| o.to_owned()))
-        .unwrap_or_default()
-}
-
 /// The acceptance test of the issue, through the real binary and a loopback Jev endpoint that
 /// records what it is sent.
 #[test]
@@ -57,7 +48,7 @@ fn a_turn_that_writes_20000_files_is_judged_by_its_real_edit() {
     let run = |name: &str, prompt: &str| {
         let out = env.run(&event(name, "s", prompt, r.path()));
         out.ok();
-        outcome(&out.stderr)
+        out.outcome()
     };
 
     assert_eq!(run("UserPromptSubmit", "p1"), "baseline taken");

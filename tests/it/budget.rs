@@ -40,20 +40,6 @@ fn same_utc_day() {
     }
 }
 
-fn outcome(out: &HookResult) -> String {
-    out.stderr
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("jev-preflight: Stop: "))
-        .unwrap_or_default()
-        .to_owned()
-}
-
-fn last_decision(env: &HookEnv) -> Value {
-    let log = std::fs::read_to_string(env.data.join("decisions.jsonl")).unwrap();
-    serde_json::from_str(log.lines().last().unwrap()).unwrap()
-}
-
 /// One prompt of `session` whose turn writes `body` into `src/lib.rs`.
 fn prompt(env: &HookEnv, r: &TestRepo, session: &str, n: usize, body: &str) -> HookResult {
     let id = format!("p{n}");
@@ -96,7 +82,7 @@ fn the_limits_hold_and_the_fallback_is_announced_once_per_session() {
     // Session A: two requests, then the session limit.
     for n in 1..=2 {
         let out = prompt(&env, &r, "A", n, &format!("pub fn f() -> u8 {{ {n} }}\n"));
-        assert_eq!(outcome(&out), "below threshold");
+        assert_eq!(out.outcome(), "below threshold");
         assert!(out.notice().is_none(), "{out:?}");
     }
     assert_eq!(server.hits(), 2);
@@ -108,13 +94,13 @@ fn the_limits_hold_and_the_fallback_is_announced_once_per_session() {
             && notice.contains("built-in scorer"),
         "{notice}"
     );
-    let entry = last_decision(&env);
+    let entry = env.last_decision();
     assert_eq!(entry["scorer"], "local");
     assert_eq!(entry["budget"], "local: session limit");
     // Said once per session.
     let out = prompt(&env, &r, "A", 4, "pub fn f() -> u8 { 4 }\n");
     assert!(out.notice().is_none(), "{out:?}");
-    assert_eq!(last_decision(&env)["scorer"], "local");
+    assert_eq!(env.last_decision()["scorer"], "local");
     assert_eq!(server.hits(), 2);
 
     // Session B: one more request makes three today, then the daily limit.
@@ -157,7 +143,7 @@ fn tokens_are_counted_and_skip_is_honoured() {
     prompt(&env, &r, "T", 2, "pub fn f() -> u8 { 2 }\n");
     assert_eq!(server.hits(), 2);
     let out = prompt(&env, &r, "T", 3, "pub fn f() -> u8 { 3 }\n");
-    assert_eq!(outcome(&out), "remote budget reached; skipped");
+    assert_eq!(out.outcome(), "remote budget reached; skipped");
     assert_eq!(server.hits(), 2);
     let notice = out.notice().unwrap();
     assert!(
@@ -179,9 +165,9 @@ fn an_identical_payload_is_never_sent_twice_in_a_session() {
     prompt(&env, &r, "S", 2, "pub fn f() {}\n");
     assert_eq!(server.hits(), 2);
     let out = prompt(&env, &r, "S", 3, change);
-    assert_eq!(outcome(&out), "below threshold");
+    assert_eq!(out.outcome(), "below threshold");
     assert_eq!(server.hits(), 2, "scores reused, nothing sent");
-    let entry = last_decision(&env);
+    let entry = env.last_decision();
     assert_eq!(entry["budget"], "cached");
     assert_eq!(entry["scorer"], "jev");
     assert_eq!(entry["model"], "jev-test");

@@ -42,7 +42,16 @@ struct Session<'a> {
     n: usize,
 }
 
-impl Session<'_> {
+impl<'a> Session<'a> {
+    fn new(env: &'a HookEnv, repo: &'a TestRepo, id: &str) -> Session<'a> {
+        Session {
+            env,
+            repo,
+            id: id.into(),
+            n: 0,
+        }
+    }
+
     /// One prompt: its baseline, the agent's `turn`, then the Stop.
     fn prompt(&mut self, turn: impl FnOnce(&TestRepo)) -> HookResult {
         self.n += 1;
@@ -75,22 +84,8 @@ impl Session<'_> {
     }
 }
 
-fn outcome(out: &HookResult) -> String {
-    out.stderr
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("jev-preflight: Stop: "))
-        .unwrap_or_default()
-        .to_owned()
-}
-
 fn asks_about(out: &HookResult, axis: &str) -> bool {
     out.continuation().is_some_and(|text| text.contains(axis))
-}
-
-fn last_decision(env: &HookEnv) -> Value {
-    let log = std::fs::read_to_string(env.data.join("decisions.jsonl")).unwrap();
-    serde_json::from_str(log.lines().last().unwrap()).unwrap()
 }
 
 fn cli(env: &HookEnv, dir: &Path, args: &[&str]) -> String {
@@ -121,12 +116,7 @@ fn an_axis_looked_at_is_not_raised_again_for_the_same_lines() {
     let env = HookEnv::new()
         .var("JEV_PREFLIGHT_JEV_URL", &server.url("/v1/systemone"))
         .var("TYPESAFE_API_KEY", "ts-key");
-    let mut s = Session {
-        env: &env,
-        repo: &r,
-        id: "s1".into(),
-        n: 0,
-    };
+    let mut s = Session::new(&env, &r, "s1");
 
     let out = s.prompt(|r| {
         r.write("src/api.rs", RISKY);
@@ -139,7 +129,7 @@ fn an_axis_looked_at_is_not_raised_again_for_the_same_lines() {
             "// looked at delete_user: the check moved to the router\npub fn other() {}\n",
         );
     });
-    assert_eq!(outcome(&out), "stop_hook_active; prompt finished");
+    assert_eq!(out.outcome(), "stop_hook_active; prompt finished");
     let status = cli(&env, r.path(), &["status"]);
     assert!(
         status.contains("auth_boundary on src/api.rs (hunk "),
@@ -150,21 +140,21 @@ fn an_axis_looked_at_is_not_raised_again_for_the_same_lines() {
     let out = s.prompt(|r| {
         r.write("src/other.rs", "pub fn other() -> u8 { 1 }\n");
     });
-    assert_eq!(outcome(&out), "below threshold");
+    assert_eq!(out.outcome(), "below threshold");
     assert!(out.continuation().is_none());
 
     // The agent undoes the change, then makes it again, the very same lines: not raised.
     let out = s.prompt(|r| {
         r.write("src/api.rs", API);
     });
-    assert_eq!(outcome(&out), "below threshold");
+    assert_eq!(out.outcome(), "below threshold");
     let requests = server.hits();
     let out = s.prompt(|r| {
         r.write("src/api.rs", RISKY);
     });
-    assert_eq!(outcome(&out), "already looked at", "{out:?}");
+    assert_eq!(out.outcome(), "already looked at", "{out:?}");
     assert!(out.continuation().is_none());
-    let entry = last_decision(&env);
+    let entry = env.last_decision();
     assert_eq!(entry["remembered"], json!(["auth_boundary"]));
     assert_eq!(entry["scores"]["auth_boundary"], json!(0.97));
     // The same payload as prompt 1's: its scores were reused, nothing sent.
@@ -189,7 +179,7 @@ fn an_axis_looked_at_is_not_raised_again_for_the_same_lines() {
         r.write("src/api.rs", RISKY_OTHER);
     });
     assert!(asks_about(&out, "auth_boundary"), "{out:?}");
-    assert!(last_decision(&env).get("remembered").is_none());
+    assert!(env.last_decision().get("remembered").is_none());
 }
 
 /// Past its session the memory holds in the repository for `memoryDays` (the repository may
@@ -201,12 +191,7 @@ fn the_memory_lasts_its_days_in_the_repository_and_forget_clears_it() {
     let env = HookEnv::new()
         .var("JEV_PREFLIGHT_JEV_URL", &server.url("/v1/systemone"))
         .var("TYPESAFE_API_KEY", "ts-key");
-    let mut first = Session {
-        env: &env,
-        repo: &r,
-        id: "first".into(),
-        n: 0,
-    };
+    let mut first = Session::new(&env, &r, "first");
     assert!(asks_about(
         &first.prompt(|r| {
             r.write("src/api.rs", RISKY);
@@ -219,16 +204,11 @@ fn the_memory_lasts_its_days_in_the_repository_and_forget_clears_it() {
     });
 
     // Another session, the same change: still remembered (7 days by default).
-    let mut second = Session {
-        env: &env,
-        repo: &r,
-        id: "second".into(),
-        n: 0,
-    };
+    let mut second = Session::new(&env, &r, "second");
     let out = second.prompt(|r| {
         r.write("src/api.rs", RISKY);
     });
-    assert_eq!(outcome(&out), "already looked at");
+    assert_eq!(out.outcome(), "already looked at");
     second.prompt(|r| {
         r.write("src/api.rs", API);
     });
@@ -236,12 +216,7 @@ fn the_memory_lasts_its_days_in_the_repository_and_forget_clears_it() {
     // The repository says 0 days: from its next prompt, only the session that asked is spared.
     r.write(".jev-preflight.json", r#"{"memoryDays": 0}"#)
         .commit_all("memory: session only");
-    let mut third = Session {
-        env: &env,
-        repo: &r,
-        id: "third".into(),
-        n: 0,
-    };
+    let mut third = Session::new(&env, &r, "third");
     let out = third.prompt(|r| {
         r.write("src/api.rs", RISKY);
     });
@@ -253,7 +228,7 @@ fn the_memory_lasts_its_days_in_the_repository_and_forget_clears_it() {
     let out = first.prompt(|r| {
         r.write("src/api.rs", RISKY);
     });
-    assert_eq!(outcome(&out), "already looked at");
+    assert_eq!(out.outcome(), "already looked at");
 
     // `forget`: raised again, even in the session that asked.
     first.prompt(|r| {
