@@ -179,6 +179,23 @@ fn partial(sections: &[Section], max_bytes: usize, report: &RedactionReport) -> 
     if included.is_empty() {
         return None;
     }
+    // Files whose content was never read say little each: when they take the room the count
+    // of omitted files per top-level directory needs, that count goes in their place.
+    let omitted = omitted_of(sections, &included);
+    if !omitted.is_empty() {
+        // The directories of the files given up can only add lines: a margin covers them.
+        let want = escaped_len(&directory_marker(sections, &omitted)) + 256;
+        while max_bytes.saturating_sub(used) < want
+            && included
+                .last()
+                .is_some_and(|&i| sections[i].tier == Tier::Unread)
+            && included.len() > 1
+        {
+            if let Some(i) = included.pop() {
+                used -= sections[i].cost + 1;
+            }
+        }
+    }
     // The exact assembly is the authority: drop the least important file until it fits.
     loop {
         let omitted = omitted_of(sections, &included);
@@ -226,11 +243,7 @@ fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String
     if omitted.is_empty() {
         return Some(String::new());
     }
-    let head = format!(
-        "{PARTIAL_MARKER}: {} of {} files left out to stay within the size limit\n",
-        omitted.len(),
-        sections.len()
-    );
+    let head = marker_head(sections, omitted);
     let mut names: Vec<String> = omitted
         .iter()
         .map(|&i| format!("#   {}\n", one_line(&sections[i].path)))
@@ -243,17 +256,10 @@ fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String
         return Some(head + &names.concat());
     }
     // Too many names: how many files each top-level directory lost, when that fits.
-    let by_dir = per_top_directory(sections, omitted);
-    if by_dir.len() < names.len() {
-        let lines: String = by_dir
-            .iter()
-            .map(|(dir, n)| {
-                let files = if *n == 1 { "file" } else { "files" };
-                format!("#   {} ({n} {files})\n", one_line(dir))
-            })
-            .collect();
-        if head_len + escaped_len(&lines) <= room {
-            return Some(head + &lines);
+    if per_top_directory(sections, omitted).len() < names.len() {
+        let by_dir = directory_marker(sections, omitted);
+        if escaped_len(&by_dir) <= room {
+            return Some(by_dir);
         }
     }
     // Fewer names plus a count: the most names whose lines and the count line still fit.
@@ -273,6 +279,25 @@ fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String
     }
     let short = short_marker(omitted.len());
     (escaped_len(&short) <= room).then_some(short)
+}
+
+/// The marker that counts the omitted files per top-level directory.
+fn directory_marker(sections: &[Section], omitted: &[usize]) -> String {
+    let mut text = marker_head(sections, omitted);
+    for (dir, n) in per_top_directory(sections, omitted) {
+        let files = if n == 1 { "file" } else { "files" };
+        let _ = writeln!(text, "#   {} ({n} {files})", one_line(dir));
+    }
+    text
+}
+
+/// The marker's first line.
+fn marker_head(sections: &[Section], omitted: &[usize]) -> String {
+    format!(
+        "{PARTIAL_MARKER}: {} of {} files left out to stay within the size limit\n",
+        omitted.len(),
+        sections.len()
+    )
 }
 
 /// The omitted files counted by top-level directory (`dir/`), or by name at the top level,

@@ -16,6 +16,8 @@ use crate::support::hook::inventory;
 use crate::support::hook::{HookEnv, JevServer, event, jev_answer};
 use crate::support::{TestRepo, binary};
 
+/// Where the turn writes its generated files.
+const GENERATED: &str = "generated-by-the-build-step";
 const SERVER: &str = "fn handle(req: Request) -> Response {\n    if req.user.is_none() {\n        return Response::unauthorized();\n    }\n    serve(req)\n}\n";
 const SERVER_EDITED: &str = "fn handle(req: Request) -> Response {\n    serve(req)\n}\n";
 
@@ -39,8 +41,11 @@ fn generate(repo: &TestRepo, root: &str, count: usize) {
 #[test]
 fn a_turn_that_writes_20000_files_is_judged_by_its_real_edit() {
     let r = TestRepo::new();
+    // An attribute file makes the Stop ask git about every changed path: 20,000 of them
+    // print more than the git runner's usual output cap.
     r.write("src/server.rs", SERVER)
         .write("src/other.rs", "pub fn other() {}\n")
+        .write(".gitattributes", "*.png binary\n")
         .commit_all("init");
     let server = JevServer::start(200, &jev_answer(0.1, 0.1));
     let env = HookEnv::new().jev(&server, "ts-key");
@@ -52,7 +57,7 @@ fn a_turn_that_writes_20000_files_is_judged_by_its_real_edit() {
     };
 
     assert_eq!(run("UserPromptSubmit", "p1"), "baseline taken");
-    generate(&r, "generated", 20_000);
+    generate(&r, GENERATED, 20_000);
     r.write("src/server.rs", SERVER_EDITED);
     assert_eq!(run("Stop", "p1"), "below threshold");
     assert_eq!(server.requests(), 1);
@@ -66,7 +71,7 @@ fn a_turn_that_writes_20000_files_is_judged_by_its_real_edit() {
     );
     assert!(diff.contains(PARTIAL_MARKER), "marked partial");
     assert!(
-        diff.contains("#   generated/ ("),
+        diff.contains(&format!("#   {GENERATED}/ (")),
         "{}",
         &diff[diff.len() - 300..]
     );
@@ -111,17 +116,20 @@ fn a_turn_that_writes_20000_files_is_judged_by_its_real_edit() {
     // A turn that edits and removes one generated file each: their changes are named, without
     // content (their content at the prompt was never read), beside the real edit.
     assert_eq!(run("UserPromptSubmit", "p3"), "baseline taken");
-    r.write("generated/d007/gen00700.js", "export const v700 = 7;\n")
-        .remove("generated/d008/gen00800.js")
-        .write("src/other.rs", "pub fn other() { todo() }\n");
+    r.write(
+        &format!("{GENERATED}/d007/gen00700.js"),
+        "export const v700 = 7;\n",
+    )
+    .remove(&format!("{GENERATED}/d008/gen00800.js"))
+    .write("src/other.rs", "pub fn other() { todo() }\n");
     assert_eq!(run("Stop", "p3"), "below threshold");
     let sent = server.seen()[1].json();
     let state = &sent["state"];
     let diff = state["diff"].as_str().unwrap();
     assert!(diff.contains("+pub fn other() { todo() }\n"), "{diff}");
     for (path, status) in [
-        ("generated/d007/gen00700.js", "modified"),
-        ("generated/d008/gen00800.js", "deleted"),
+        (format!("{GENERATED}/d007/gen00700.js"), "modified"),
+        (format!("{GENERATED}/d008/gen00800.js"), "deleted"),
     ] {
         assert!(
             diff.contains(&format!(
@@ -318,4 +326,48 @@ fn within_the_bounds_nothing_changes() {
             .all(|c| !c.unread && !c.patch.is_empty())
     );
     assert_eq!(stop_a.changes.len(), 2);
+}
+
+/// Past the read bounds a removed file is named, not diffed; one removed before the prompt
+/// and still gone is no change.
+#[test]
+fn past_the_bounds_removed_files_are_named_not_diffed() {
+    let r = TestRepo::new();
+    for i in 0..8 {
+        r.write(&format!("lib/m{i}.rs"), format!("pub fn m{i}() {{}}\n"));
+    }
+    r.write("src/main.rs", "fn main() {}\n").commit_all("init");
+    // Removed before the prompt, past the bounds: listed, not staged.
+    for i in 0..5 {
+        r.remove(&format!("lib/m{i}.rs"));
+    }
+    let git = Git::default();
+    let repo = found(&git, r.path());
+    let opts = small(3, 1000);
+    let store = Store::new();
+    let base = snapshot::baseline(&git, &repo, &store.private(), &opts).unwrap();
+    assert_eq!(base.unread, 5, "{base:?}");
+    // The turn removes three more and edits one file.
+    for i in 5..8 {
+        r.remove(&format!("lib/m{i}.rs"));
+    }
+    r.write("src/main.rs", "fn main() { run() }\n");
+    let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
+    let summary: Vec<(String, Status, bool, bool)> = stop
+        .changes
+        .iter()
+        .map(|c| {
+            (
+                String::from_utf8_lossy(&c.path).into_owned(),
+                c.status,
+                c.unread,
+                c.patch.is_empty(),
+            )
+        })
+        .collect();
+    let mut want: Vec<(String, Status, bool, bool)> = (5..8)
+        .map(|i| (format!("lib/m{i}.rs"), Status::Deleted, true, true))
+        .collect();
+    want.push(("src/main.rs".into(), Status::Modified, false, false));
+    assert_eq!(summary, want);
 }

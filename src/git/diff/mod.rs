@@ -309,11 +309,18 @@ fn merge_oversized(
     let mut added = Vec::new();
     for now in head {
         let was = before.get(now.path.as_slice());
-        if was.is_some_and(|b| b.size == now.size && b.mtime_ns == now.mtime_ns) {
+        if was
+            .is_some_and(|b| b.size == now.size && b.mtime_ns == now.mtime_ns && b.gone == now.gone)
+        {
             continue;
         }
         replaced.insert(now.path.as_slice());
-        let status = if now.tracked || was.is_some() {
+        let status = if now.gone {
+            Status::Deleted
+        } else if was.is_some_and(|b| b.gone) {
+            // Gone at the baseline, there now.
+            Status::Added
+        } else if now.tracked || was.is_some() {
             Status::Modified
         } else {
             Status::Added
@@ -340,17 +347,21 @@ fn merge_oversized(
             repo.top
                 .join(crate::git::snapshot::path_from_bytes(&gone.path)),
         );
+        let bounds = gone.reason == LeftOut::Bounds;
         let status = match found {
             // Past the bounds, the walk may not list a file it never read (ignored now):
             // only its metadata says whether it changed.
             Ok(meta)
-                if gone.reason == LeftOut::Bounds
+                if bounds
+                    && !gone.gone
                     && meta.len() == gone.size
                     && crate::git::snapshot::mtime_ns(&meta) == gone.mtime_ns =>
             {
                 continue;
             }
+            Ok(_) if bounds && gone.gone => Status::Added,
             Ok(_) => Status::Modified,
+            Err(_) if bounds && gone.gone => continue,
             Err(_) => Status::Deleted,
         };
         added.push(metadata_only(gone, status));

@@ -143,6 +143,10 @@ pub struct OversizedFile {
     pub tracked: bool,
     #[serde(default, skip_serializing_if = "LeftOut::is_size")]
     pub reason: LeftOut,
+    /// The path was gone (a tracked file removed, left out past the bounds; its size and
+    /// time are 0).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
 }
 
 /// One snapshot: a tree id in the private store plus what was too large to include.
@@ -802,6 +806,8 @@ struct Candidate {
     /// is gone or is something else (nothing to read: it is restaged as it is).
     read: Option<(u64, u64)>,
     not_file: bool,
+    /// The path is gone: a tracked file removed.
+    gone: bool,
 }
 
 /// Splits the pending paths into the NUL-separated list to restage and the files left out,
@@ -830,16 +836,17 @@ fn partition(
         let path = repo.top.join(path_from_bytes(&item.path));
         let found = std::fs::symlink_metadata(&path);
         if let Some(before) = unread_before.get(item.path.as_slice()) {
-            // Gone ones are for the diff's merge to find gone.
-            if let Ok(meta) = &found {
-                scan.oversized.push(OversizedFile {
-                    path: item.path,
-                    size: meta.len(),
-                    mtime_ns: mtime_ns(meta),
-                    tracked: before.tracked,
-                    reason: LeftOut::Bounds,
-                });
-            }
+            let (size, mtime_ns) = found
+                .as_ref()
+                .map_or((0, 0), |meta| (meta.len(), mtime_ns(meta)));
+            scan.oversized.push(OversizedFile {
+                path: item.path,
+                size,
+                mtime_ns,
+                tracked: before.tracked,
+                reason: LeftOut::Bounds,
+                gone: found.is_err(),
+            });
             continue;
         }
         match found {
@@ -850,6 +857,7 @@ fn partition(
                     mtime_ns: mtime_ns(&meta),
                     tracked: !item.untracked,
                     reason: LeftOut::Size,
+                    gone: false,
                 })
             }
             Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {
@@ -857,6 +865,7 @@ fn partition(
                     item,
                     read: Some((meta.len(), mtime_ns(&meta))),
                     not_file: false,
+                    gone: false,
                 })
             }
             // Gone files are restaged too: `--remove` drops them from the private index.
@@ -864,20 +873,23 @@ fn partition(
                 item,
                 read: None,
                 not_file: found.is_ok(),
+                gone: found.is_err(),
             }),
         }
     }
     let chosen = choose(&candidates, &options.bounds, excluded);
     for (i, c) in candidates.into_iter().enumerate() {
-        if let (Some((size, mtime_ns)), Some(chosen)) = (c.read, &chosen)
-            && !chosen[i]
-        {
+        // Past the bounds, a removed file is named, not diffed: its old content could be
+        // any size.
+        if chosen.as_ref().is_some_and(|chosen| !chosen[i]) && (c.read.is_some() || c.gone) {
+            let (size, mtime_ns) = c.read.unwrap_or((0, 0));
             scan.oversized.push(OversizedFile {
                 path: c.item.path,
                 size,
                 mtime_ns,
                 tracked: !c.item.untracked,
                 reason: LeftOut::Bounds,
+                gone: c.gone,
             });
             continue;
         }
@@ -897,16 +909,17 @@ fn partition(
     scan
 }
 
-/// Which files to read when there are more, or more bytes of them, than `bounds` allow:
-/// `None` when all fit. Never a path selection excludes by name, never a new file that came
-/// in bulk; the others in the payload's order ([`crate::pipeline::priority`]: source, tests,
-/// the rest; smaller first) while the bounds hold.
+/// Which files to read when there are more (removed ones included), or more bytes of them,
+/// than `bounds` allow: `None` when all fit. Never a removed file, never a path selection
+/// excludes by name, never a new file that came in bulk; the others in the payload's order
+/// ([`crate::pipeline::priority`]: source, tests, the rest; smaller first) while the bounds
+/// hold.
 fn choose(candidates: &[Candidate], bounds: &Bounds, excluded: &Excluded<'_>) -> Option<Vec<bool>> {
     let (count, bytes) = candidates
         .iter()
-        .filter_map(|c| c.read)
-        .fold((0usize, 0u64), |(n, b), (size, _)| {
-            (n + 1, b.saturating_add(size))
+        .filter(|c| c.read.is_some() || c.gone)
+        .fold((0usize, 0u64), |(n, b), c| {
+            (n + 1, b.saturating_add(c.read.map_or(0, |(size, _)| size)))
         });
     if count <= bounds.read_files && bytes <= bounds.read_bytes {
         return None;

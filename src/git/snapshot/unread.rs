@@ -6,8 +6,8 @@
 //! A compact binary list rather than part of the prompt's JSON state: a tree with 20,000 new
 //! files lists 20,000 of them, which the state file (read whole on every event) should not
 //! carry. Layout: the magic `JPU1`, then per file its path's length (`u32`, little-endian),
-//! the path, its size and modification time in nanoseconds (`u64` each) and whether the
-//! private index tracked it (one byte). Written atomically, read without following a symlink
+//! the path, its size and modification time in nanoseconds (`u64` each) and one byte of flags
+//! (1: the private index tracked it; 2: it was gone). Written atomically, read without following a symlink
 //! and within a cap; anything unexpected is an error (the Stop then fails open).
 
 use std::path::Path;
@@ -31,7 +31,7 @@ pub(crate) fn save(path: &Path, left: &[OversizedFile]) -> Result<u64, GitError>
         bytes.extend_from_slice(&file.path);
         bytes.extend_from_slice(&file.size.to_le_bytes());
         bytes.extend_from_slice(&file.mtime_ns.to_le_bytes());
-        bytes.push(u8::from(file.tracked));
+        bytes.push(u8::from(file.tracked) | (u8::from(file.gone) << 1));
         count += 1;
     }
     if count == 0 {
@@ -66,13 +66,14 @@ pub(crate) fn load(path: &Path, count: u64) -> Result<Vec<OversizedFile>, GitErr
         let (path, tail) = tail.split_at(len);
         let (size, tail) = take::<8>(tail)?;
         let (mtime, tail) = take::<8>(tail)?;
-        let (tracked, tail) = take::<1>(tail)?;
+        let (flags, tail) = take::<1>(tail)?;
         files.push(OversizedFile {
             path: path.to_vec(),
             size: u64::from_le_bytes(size),
             mtime_ns: u64::from_le_bytes(mtime),
-            tracked: tracked[0] != 0,
+            tracked: flags[0] & 1 != 0,
             reason: LeftOut::Bounds,
+            gone: flags[0] & 2 != 0,
         });
         rest = tail;
     }
@@ -109,6 +110,7 @@ mod tests {
             mtime_ns: 1_700_000_000_123_456_789,
             tracked: path.starts_with(b"t"),
             reason,
+            gone: path.ends_with(b"gone"),
         }
     }
 
@@ -120,17 +122,19 @@ mod tests {
             file(b"gen/a b.js", LeftOut::Bounds),
             file(b"big.bin", LeftOut::Size),
             file(b"tracked\n\xff", LeftOut::Bounds),
+            file(b"tracked and gone", LeftOut::Bounds),
         ];
-        assert_eq!(save(&path, &left).unwrap(), 2);
-        let back = load(&path, 2).unwrap();
-        assert_eq!(back, [left[0].clone(), left[2].clone()]);
+        assert_eq!(save(&path, &left).unwrap(), 3);
+        let back = load(&path, 3).unwrap();
+        assert_eq!(back, [left[0].clone(), left[2].clone(), left[3].clone()]);
+        assert!(back[2].tracked && back[2].gone && !back[1].gone);
         // A count that disagrees, a truncated list, and garbage are errors.
-        assert!(load(&path, 3).is_err());
+        assert!(load(&path, 2).is_err());
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(load(&path, 2).is_err());
+        assert!(load(&path, 3).is_err());
         std::fs::write(&path, b"garbage").unwrap();
-        assert!(load(&path, 2).is_err());
+        assert!(load(&path, 3).is_err());
         // Nothing left out: no list.
         assert_eq!(save(&path, &left[1..2]).unwrap(), 0);
         assert!(!path.exists());
