@@ -166,6 +166,7 @@ impl EvalError {
             EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight doctor` checks every config), or see `jev-preflight init` for a valid starter".into(),
             EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular file".into(),
             EvalError::Exclude(_) => "fix the glob in `.jev-preflight.json`".into(),
+            EvalError::Git(GitError::TooManyFiles { .. }) => "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`, or score a range such as `HEAD~1..HEAD`".into(),
             EvalError::Git(_) => "run `jev-preflight doctor` to check git and the repository".into(),
             EvalError::Score { source: ScoreError::MissingKey { scorer }, .. } => match *scorer {
                 "openai" => "set `OPENAI_API_KEY` (or the variable `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`".into(),
