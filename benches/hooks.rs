@@ -10,8 +10,9 @@
 //! on the same tree (the floors). At 100 and 50,000 files it also runs issue 16's own method:
 //! the baseline changes committed, and every turn committed after its Stop, so each prompt
 //! starts clean. Also: `eval` when the binary has it, process start-up with no
-//! state, a turn that writes 20,000 files beside one real edit (`--large-turn-only` runs just
-//! that), the private store's footprint per prompt and after SessionEnd, the git processes each
+//! state, a turn that writes 20,000 files beside one real edit (in a run without `--sizes`, or
+//! with `--large-turn`; `--large-turn-only` runs just that), the private store's footprint per
+//! prompt and after SessionEnd, the git processes each
 //! hook starts (count, time each, bytes each reads, from extra rounds through a logging shim),
 //! and the hook targets of issues 8 and 16 as met / not met (redaction throughput and payload
 //! building are `benches/redact.rs`; `scripts/bench` adds its redaction target to the summary).
@@ -479,10 +480,13 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     );
 
     let local = HookEnv::new(&[("JEV_PREFLIGHT_SCORER", "local")]);
+    // Limits far above what the rounds send: every Stop makes its request.
     let jev = HookEnv::new(&[
         ("JEV_PREFLIGHT_SCORER", "jev"),
         ("TYPESAFE_API_KEY", "dummy"),
         ("JEV_PREFLIGHT_JEV_URL", &server.url()),
+        ("JEV_PREFLIGHT_REMOTE_MAX_PER_SESSION", "1000000"),
+        ("JEV_PREFLIGHT_REMOTE_MAX_PER_DAY", "1000000"),
     ]);
     let session = format!("bench-{files}");
 
@@ -512,6 +516,14 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
             let taken = run.outcome() == "baseline taken";
             ups.record(r, &run, taken);
             repo.turn();
+            if std::ptr::eq(env, &jev) {
+                // A session never sends the same payload twice (its scores are reused): each
+                // round's turn differs by one line, so that every Stop makes its request.
+                append(
+                    &repo.root.join(support::TURN_NEW_FILE),
+                    &format!("// round {r}\n"),
+                );
+            }
             let run = env.hook(&event("Stop", &session, &prompt, &repo.root));
             stop.record(r, &run, STOP_COMPLETED.contains(&run.outcome().as_str()));
             if std::ptr::eq(env, &local) {
@@ -1096,10 +1108,13 @@ fn main() {
     support::serve_as_git_shim();
     let quick = support::quick();
     let big_turn_rounds = if quick { 2 } else { 5 };
-    if std::env::args().any(|a| a == "--large-turn-only") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--large-turn-only") {
         big_turn_case(big_turn_rounds);
         return;
     }
+    // The large turn is part of a full run, or of any run that asks for it.
+    let big_turn = !args.iter().any(|a| a == "--sizes") || args.iter().any(|a| a == "--large-turn");
     let sizes = parse_sizes();
     let server = JevServer::start();
     let eval = eval_available();
@@ -1130,7 +1145,9 @@ fn main() {
         .map(|&files| committed_case(files, 2 * rounds_for(files, quick)))
         .collect();
 
-    big_turn_case(big_turn_rounds);
+    if big_turn {
+        big_turn_case(big_turn_rounds);
+    }
 
     let small = GenRepo::generate(Spec::sized(sizes.first().copied().unwrap_or(100)));
     let startup_median = startup(&small.root, if quick { 60 } else { 300 });
