@@ -6,7 +6,7 @@
 //! built-in scorer costs nothing and is never counted. The limits and the ledger are
 //! [`crate::state::budget`].
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
@@ -16,7 +16,7 @@ use crate::hook::failure::Failure;
 use crate::pipeline::axes::{self, AXIS_COUNT};
 use crate::pipeline::payload::Payload;
 use crate::pipeline::{self, Verdict};
-use crate::scorer::{ScorerKind, ScorerSettings, Scores};
+use crate::scorer::{Scorer, ScorerKind, ScorerSettings, Scores};
 use crate::state::SessionStore;
 use crate::state::budget::{Ledger, Limit, OverBudget};
 
@@ -95,8 +95,11 @@ pub fn score(
         .and_then(|sessions| sessions.parent())
         .unwrap_or(session.dir());
     let ledger = Ledger::at(root);
+    // Built first: a scorer that cannot be built (no key, a bad setting) sends nothing and
+    // must not be counted.
+    let scorer = ctx.effects.scorer(&user.scorer)?;
     let Some(limit) = ledger.reserve(tag, now, &user.budget)? else {
-        let verdict = plain(ctx, &user.scorer, frozen, payload)?;
+        let verdict = judge(&*scorer, frozen, payload, ctx.scorer_budget)?;
         if let Some(tokens) = verdict.scores.tokens {
             let _ = ledger.record_tokens(tag, now, tokens);
         }
@@ -141,13 +144,18 @@ fn plain(
     payload: &Payload,
 ) -> Result<Verdict, Failure> {
     let scorer = ctx.effects.scorer(settings)?;
+    judge(&*scorer, frozen, payload, ctx.scorer_budget)
+}
+
+/// `scorer`'s verdict on `payload` under its thresholds.
+fn judge(
+    scorer: &dyn Scorer,
+    frozen: &Frozen,
+    payload: &Payload,
+    budget: Duration,
+) -> Result<Verdict, Failure> {
     let thresholds = frozen.thresholds(scorer.default_thresholds());
-    Ok(pipeline::judge(
-        payload,
-        &*scorer,
-        &thresholds,
-        ctx.scorer_budget,
-    )?)
+    Ok(pipeline::judge(payload, scorer, &thresholds, budget)?)
 }
 
 /// What the session keeps of a remote verdict: the scores and the model (remote scorers give

@@ -186,3 +186,16 @@ fn an_identical_payload_is_never_sent_twice_in_a_session() {
         4
     );
 }
+
+#[test]
+fn a_scorer_that_cannot_be_built_is_not_counted() {
+    let server = counting_server();
+    let r = repo();
+    let mut env = env(&server, &[("JEV_PREFLIGHT_SCORER", "jev")]);
+    env.unset("TYPESAFE_API_KEY");
+    let out = prompt(&env, &r, "K", 1, "pub fn f() -> u8 { 1 }\n");
+    assert_eq!(out.class().as_deref(), Some("missing_key"), "{out:?}");
+    assert_eq!(server.hits(), 0);
+    let ledger = std::fs::read_to_string(env.data.join("spend.log")).unwrap_or_default();
+    assert!(!ledger.contains(" request"), "{ledger}");
+}
