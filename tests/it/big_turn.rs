@@ -169,6 +169,21 @@ fn small(read_files: usize, walk_files: usize) -> SnapshotOptions {
     }
 }
 
+/// Each change's path, status, whether it was left unread, and whether it has no patch.
+fn summary(changes: &[Change]) -> Vec<(String, Status, bool, bool)> {
+    changes
+        .iter()
+        .map(|c| {
+            (
+                String::from_utf8_lossy(&c.path).into_owned(),
+                c.status,
+                c.unread,
+                c.patch.is_empty(),
+            )
+        })
+        .collect()
+}
+
 fn by_path<'a>(changes: &'a [Change], path: &str) -> Option<&'a Change> {
     changes.iter().find(|c| c.path == path.as_bytes())
 }
@@ -215,18 +230,7 @@ fn past_the_read_bounds_files_are_listed_and_compared_by_metadata() {
         .write(&unread_notes[0], "note edited, longer\n")
         .remove(&unread_notes[1]);
     let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
-    let summary: Vec<(String, Status, bool, bool)> = stop
-        .changes
-        .iter()
-        .map(|c| {
-            (
-                String::from_utf8_lossy(&c.path).into_owned(),
-                c.status,
-                c.unread,
-                c.patch.is_empty(),
-            )
-        })
-        .collect();
+    let summary = summary(&stop.changes);
     let mut want = vec![
         (unread_notes[0].clone(), Status::Modified, true, true),
         (unread_notes[1].clone(), Status::Deleted, true, true),
@@ -353,18 +357,7 @@ fn past_the_bounds_removed_files_are_named_not_diffed() {
     }
     r.write("src/main.rs", "fn main() { run() }\n");
     let stop = turn::changes_since(&git, &repo, &store.private(), &opts, &base).unwrap();
-    let summary: Vec<(String, Status, bool, bool)> = stop
-        .changes
-        .iter()
-        .map(|c| {
-            (
-                String::from_utf8_lossy(&c.path).into_owned(),
-                c.status,
-                c.unread,
-                c.patch.is_empty(),
-            )
-        })
-        .collect();
+    let summary = summary(&stop.changes);
     let mut want: Vec<(String, Status, bool, bool)> = (5..8)
         .map(|i| (format!("lib/m{i}.rs"), Status::Deleted, true, true))
         .collect();
