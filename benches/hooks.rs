@@ -10,7 +10,9 @@
 //! on the same tree (the floors). At 100 and 50,000 files it also runs issue 16's own method:
 //! the baseline changes committed, and every turn committed after its Stop, so each prompt
 //! starts clean. Also: `eval` when the binary has it, process start-up with no
-//! state, the private store's footprint per prompt and after SessionEnd, the git processes each
+//! state, a turn that writes 20,000 files beside one real edit (in a run without `--sizes`, or
+//! with `--large-turn`; `--large-turn-only` runs just that), the private store's footprint per
+//! prompt and after SessionEnd, the git processes each
 //! hook starts (count, time each, bytes each reads, from extra rounds through a logging shim),
 //! and the hook targets of issues 8 and 16 as met / not met (redaction throughput and payload
 //! building are `benches/redact.rs`; `scripts/bench` adds its redaction target to the summary).
@@ -37,7 +39,7 @@ use serde_json::{Value, json};
 
 use jev_preflight::pipeline::axes::AXIS_IDS;
 use support::{
-    GenRepo, GitCall, GitShim, Sample, Spec, load_average, median, ms, ratio, timed, us,
+    GenRepo, GitCall, GitShim, Sample, Spec, append, load_average, median, ms, ratio, timed, us,
 };
 
 /// The binary under test; `cargo bench` builds it with the bench (release) profile.
@@ -478,10 +480,13 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
     );
 
     let local = HookEnv::new(&[("JEV_PREFLIGHT_SCORER", "local")]);
+    // Limits far above what the rounds send: every Stop makes its request.
     let jev = HookEnv::new(&[
         ("JEV_PREFLIGHT_SCORER", "jev"),
         ("TYPESAFE_API_KEY", "dummy"),
         ("JEV_PREFLIGHT_JEV_URL", &server.url()),
+        ("JEV_PREFLIGHT_REMOTE_MAX_PER_SESSION", "1000000"),
+        ("JEV_PREFLIGHT_REMOTE_MAX_PER_DAY", "1000000"),
     ]);
     let session = format!("bench-{files}");
 
@@ -511,6 +516,14 @@ fn size_case(files: usize, rounds: usize, server: &JevServer, eval: bool) -> Siz
             let taken = run.outcome() == "baseline taken";
             ups.record(r, &run, taken);
             repo.turn();
+            if std::ptr::eq(env, &jev) {
+                // A session never sends the same payload twice (its scores are reused): each
+                // round's turn differs by one line, so that every Stop makes its request.
+                append(
+                    &repo.root.join(support::TURN_NEW_FILE),
+                    &format!("// round {r}\n"),
+                );
+            }
             let run = env.hook(&event("Stop", &session, &prompt, &repo.root));
             stop.record(r, &run, STOP_COMPLETED.contains(&run.outcome().as_str()));
             if std::ptr::eq(env, &local) {
@@ -721,6 +734,139 @@ fn committed_case(files: usize, rounds: usize) -> CommittedResult {
     }
     println!();
     result
+}
+
+/// Files the large turn of [`big_turn_case`] writes.
+const BIG_TURN_FILES: usize = 20_000;
+
+/// A turn too large to read whole (issue 25): on a clean 100-file repository, the agent
+/// writes 20,000 small generated files (200 directories of 100) and edits one real source
+/// file. Per round: the prompt before it, the Stop that judges it (local scorer; it must
+/// complete, its payload marked partial), the next prompt with the 20,000 files untracked,
+/// that prompt's Stop when its turn leaves them alone, `eval --json` on the tree, and
+/// `git status --porcelain` on the same tree for scale; then the files are removed.
+fn big_turn_case(rounds: usize) {
+    eprintln!("hooks: large turn ({BIG_TURN_FILES} new files), {rounds} rounds …");
+    let repo = GenRepo::generate(Spec::sized(100));
+    repo.commit_all("the baseline changes");
+    let env = HookEnv::new(&[("JEV_PREFLIGHT_SCORER", "local")]);
+    let session = "big-turn";
+    let edited = repo.file(7);
+    let original = std::fs::read(&edited).unwrap();
+    let generated = repo.root.join("generated");
+    let (mut ups_clean, mut stop_big, mut ups_bulk, mut stop_bulk, mut eval, mut status) = (
+        Series::default(),
+        Series::default(),
+        Series::default(),
+        Series::default(),
+        Series::default(),
+        Series::default(),
+    );
+    let mut omitted = Vec::new();
+    for r in 0..rounds {
+        let first = format!("big{r}");
+        let run = env.hook(&event("UserPromptSubmit", session, &first, &repo.root));
+        ups_clean.record(r, &run, run.outcome() == "baseline taken");
+        for i in 0..BIG_TURN_FILES {
+            let dir = generated.join(format!("d{:03}", i / 100));
+            if i % 100 == 0 {
+                std::fs::create_dir_all(&dir).unwrap();
+            }
+            std::fs::write(
+                dir.join(format!("gen{i:05}.js")),
+                format!(
+                    "export const v{i} = {i};\nexport function g{i}(a) {{ return a + {i}; }}\n"
+                ),
+            )
+            .unwrap();
+        }
+        append(&edited, "turn edit: the one real change\n");
+        settle();
+        let run = env.hook(&event("Stop", session, &first, &repo.root));
+        stop_big.record(r, &run, STOP_COMPLETED.contains(&run.outcome().as_str()));
+        omitted.push(last_decision(&env)["omitted"].as_u64().unwrap_or(0));
+        let second = format!("bulk{r}");
+        let run = env.hook(&event("UserPromptSubmit", session, &second, &repo.root));
+        ups_bulk.record(r, &run, run.outcome() == "baseline taken");
+        let run = env.hook(&event("Stop", session, &second, &repo.root));
+        stop_bulk.record(r, &run, run.outcome() == "nothing to score");
+        let run = env.spawn(&["eval", "--scorer", "local", "--json"], None, &repo.root);
+        let parsed =
+            serde_json::from_str::<Value>(&run.stdout).is_ok_and(|v| v.get("scores").is_some());
+        eval.record(r, &Run { ok: true, ..run }, parsed);
+        status.record(
+            r,
+            &Run {
+                sample: repo.status_sample(),
+                ok: true,
+                stdout: String::new(),
+                stderr: String::new(),
+            },
+            true,
+        );
+        std::fs::remove_dir_all(&generated).unwrap();
+        std::fs::write(&edited, &original).unwrap();
+        settle();
+        eprintln!("hooks: large turn: round {}/{rounds}", r + 1);
+    }
+    println!(
+        "### A turn too large to read whole: {BIG_TURN_FILES} new files and one real edit\n\n\
+         A clean 100-file repository; the turn writes {BIG_TURN_FILES} small generated files \
+         (200 directories of 100, not ignored) and edits one tracked file. The Stop reads the \
+         edit, lists the generated files by name (payload marked partial: {} files left out, \
+         median), and scores it with the local scorer; the next prompt takes its baseline with \
+         the files still there, and its Stop finds nothing changed. {rounds} rounds; medians. \
+         Load average: {}.\n",
+        median_u64(omitted),
+        load_average()
+    );
+    println!("| scenario | wall, median | CPU, median |");
+    println!("|---|---:|---:|");
+    for (name, series) in [
+        (
+            format!("floor: `git status --porcelain` with the {BIG_TURN_FILES} files untracked"),
+            &status,
+        ),
+        ("UserPromptSubmit, clean tree".to_owned(), &ups_clean),
+        (
+            format!("Stop of the turn that wrote {BIG_TURN_FILES} files and edited one"),
+            &stop_big,
+        ),
+        (
+            format!("UserPromptSubmit with the {BIG_TURN_FILES} files untracked"),
+            &ups_bulk,
+        ),
+        ("Stop of a turn that left them alone".to_owned(), &stop_bulk),
+        (
+            "`eval --scorer local --json` on that tree".to_owned(),
+            &eval,
+        ),
+    ] {
+        match (series.median(), series.cpu_median(), &series.failure) {
+            (Some(wall), Some(cpu), _) => println!("| {name} | {} | {} |", ms(wall), ms(cpu)),
+            (_, _, Some(why)) => println!("| {name} | did not complete: {why} | – |"),
+            _ => println!("| {name} | not measured | – |"),
+        }
+    }
+    if let Some(line) = env.stop_stages() {
+        println!(
+            "\nWhere those Stops' time goes (medians of the logged `ms`, both kinds of Stop together): {line}."
+        );
+    }
+    println!();
+}
+
+/// The last entry of the decision log.
+fn last_decision(env: &HookEnv) -> Value {
+    std::fs::read_to_string(env.data.join("decisions.jsonl"))
+        .ok()
+        .and_then(|log| serde_json::from_str(log.lines().last()?).ok())
+        .unwrap_or(Value::Null)
+}
+
+fn median_u64(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or(0)
 }
 
 /// Waits for the file system to write out what is pending (`sync`), so that one size's
@@ -961,6 +1107,14 @@ fn rounds_for(files: usize, quick: bool) -> usize {
 fn main() {
     support::serve_as_git_shim();
     let quick = support::quick();
+    let big_turn_rounds = if quick { 2 } else { 5 };
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--large-turn-only") {
+        big_turn_case(big_turn_rounds);
+        return;
+    }
+    // The large turn is part of a full run, or of any run that asks for it.
+    let big_turn = !args.iter().any(|a| a == "--sizes") || args.iter().any(|a| a == "--large-turn");
     let sizes = parse_sizes();
     let server = JevServer::start();
     let eval = eval_available();
@@ -990,6 +1144,10 @@ fn main() {
         // shared machine is about as large as the margin.
         .map(|&files| committed_case(files, 2 * rounds_for(files, quick)))
         .collect();
+
+    if big_turn {
+        big_turn_case(big_turn_rounds);
+    }
 
     let small = GenRepo::generate(Spec::sized(sizes.first().copied().unwrap_or(100)));
     let startup_median = startup(&small.root, if quick { 60 } else { 300 });

@@ -80,6 +80,7 @@ fn mixed_diff() -> (String, Vec<Change>) {
             binary: false,
             patch: section.into_bytes(),
             oversized: None,
+            unread: false,
         });
         file += 1;
     }

@@ -15,11 +15,12 @@ use serde_json::{Map, Value};
 use crate::digest::hex_sha256;
 pub use crate::env::HostEnv;
 use crate::env::vars as ev;
-use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
+use crate::git::snapshot::{DEFAULT_UNTRACKED_CAP, SnapshotOptions};
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
 use crate::pipeline::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
 use crate::scorer::secret::ApiKey;
 use crate::scorer::{ScorerKind, ScorerSettings};
+use crate::state::budget::{Budget, OverBudget};
 use crate::state::fs::FsError;
 
 /// Name of the repository config file at the repository's top level.
@@ -36,6 +37,12 @@ pub const MAX_EXCLUDES: usize = 256;
 /// ([`crate::hook::SCORER_BUDGET`]), chosen to keep a Stop well inside the hosts' 60 s Stop
 /// timeout: a repository may shorten the wait, never lengthen it.
 pub const TIMEOUT_MS_RANGE: (u64, u64) = (100, 20_000);
+
+/// Range of `memoryDays`, and its default: how long a finding the agent was already asked
+/// about and left as it was is not raised again in the repository (within the session that
+/// asked, it never is). The top is the store's age sweep of a repository's directory.
+pub const MEMORY_DAYS_RANGE: (u64, u64) = (0, 30);
+pub const DEFAULT_MEMORY_DAYS: u32 = 7;
 
 /// What the hook does in a repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -77,6 +84,9 @@ pub struct RepoConfig {
     pub answer: Option<AnswerForm>,
     /// `timeoutMs`: the scorer's time budget in milliseconds, within [`TIMEOUT_MS_RANGE`].
     pub timeout_ms: Option<u64>,
+    /// `memoryDays`: how long a finding already looked at is not raised again, within
+    /// [`MEMORY_DAYS_RANGE`].
+    pub memory_days: Option<u32>,
 }
 
 /// Where a setting was read from, so that an error can say where to fix it.
@@ -395,6 +405,11 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
                 cfg.untracked_max_bytes = Some(want_int(file, key, v, UNTRACKED_MAX_BYTES_RANGE)?)
             }
             "answer" => cfg.answer = Some(want_enum(file, key, v, "`auto`, `context`, `block`")?),
+            // The memory only ever keeps a finding from being raised again, and a repository
+            // may already turn the hook off: it may set this either way.
+            "memoryDays" => {
+                cfg.memory_days = Some(want_int(file, key, v, MEMORY_DAYS_RANGE)? as u32)
+            }
             other => {
                 let hint = if matches!(
                     other.to_ascii_lowercase().as_str(),
@@ -447,6 +462,11 @@ pub struct UserSettings {
     pub scorer: ScorerSettings,
     pub mode: Option<Mode>,
     pub threshold: Option<f64>,
+    pub memory_days: Option<u32>,
+    /// Limits on remote scorers' requests and tokens. User-level only: a repository can
+    /// neither raise them (SPEC invariant 5) nor lower them — the counters are the user's, one
+    /// set across every repository.
+    pub budget: Budget,
 }
 
 /// The user config file as written; every key optional.
@@ -464,6 +484,11 @@ struct UserFile {
     openai_model: Option<String>,
     openai_api_key_env: Option<String>,
     command: Option<Vec<String>>,
+    memory_days: Option<u64>,
+    remote_max_per_session: Option<u64>,
+    remote_max_per_day: Option<u64>,
+    remote_max_tokens_per_day: Option<u64>,
+    over_budget: Option<OverBudget>,
 }
 
 /// Builds the user-level settings from the environment and the user config file.
@@ -557,6 +582,15 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
     if matches!(&command, Some(argv) if argv.is_empty()) {
         return Err(invalid(&shown, "`command`", "must name a program"));
     }
+    let memory_days = match env.first(&[ev::MEMORY_DAYS]) {
+        Some((name, v)) => Some(env_int(name, v, MEMORY_DAYS_RANGE)?),
+        None => file
+            .memory_days
+            .map(|n| in_range(&shown, "`memoryDays`", n, MEMORY_DAYS_RANGE))
+            .transpose()?,
+    }
+    .map(|n| n as u32);
+    let budget = budget_settings(env, &file, &shown)?;
     let openai_key_var = env
         .get(ev::OPENAI_API_KEY_ENV)
         .map(str::to_owned)
@@ -587,7 +621,87 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
         },
         mode,
         threshold,
+        memory_days,
+        budget,
     })
+}
+
+/// The most remote requests a limit may allow (per session or per day), and tokens per day.
+pub const REMOTE_MAX_RANGE: (u64, u64) = (0, 1_000_000);
+pub const REMOTE_TOKENS_RANGE: (u64, u64) = (0, 1_000_000_000_000);
+
+/// The remote scorers' budget: each limit from its variable, else the user config file, else
+/// its default ([`Budget::default`]).
+/// `shown` is the user config file's path, for errors.
+fn budget_settings(env: &HostEnv, file: &UserFile, shown: &str) -> Result<Budget, ConfigError> {
+    let limit =
+        |var: &'static str, key: &str, from_file: Option<u64>, range| match env.first(&[var]) {
+            Some((name, v)) => env_int(name, v, range).map(Some),
+            None => from_file
+                .map(|n| in_range(shown, &format!("`{key}`"), n, range))
+                .transpose(),
+        };
+    let default = Budget::default();
+    let over = match env.first(&[ev::OVER_BUDGET]) {
+        Some((name, v)) => serde_json::from_value(Value::String(v.trim().to_ascii_lowercase()))
+            .map_err(|_| {
+                env_invalid(
+                    name,
+                    format!("must be `local` or `skip`, not `{}`", v.trim()),
+                )
+            })?,
+        None => file.over_budget.unwrap_or(default.over),
+    };
+    Ok(Budget {
+        per_session: limit(
+            ev::REMOTE_MAX_PER_SESSION,
+            "remoteMaxPerSession",
+            file.remote_max_per_session,
+            REMOTE_MAX_RANGE,
+        )?
+        .unwrap_or(default.per_session),
+        per_day: limit(
+            ev::REMOTE_MAX_PER_DAY,
+            "remoteMaxPerDay",
+            file.remote_max_per_day,
+            REMOTE_MAX_RANGE,
+        )?
+        .unwrap_or(default.per_day),
+        tokens_per_day: limit(
+            ev::REMOTE_MAX_TOKENS_PER_DAY,
+            "remoteMaxTokensPerDay",
+            file.remote_max_tokens_per_day,
+            REMOTE_TOKENS_RANGE,
+        )?
+        .or(default.tokens_per_day),
+        over,
+    })
+}
+
+/// A whole number from an environment variable, within `(lo, hi)`.
+fn env_int(name: &str, v: &str, (lo, hi): (u64, u64)) -> Result<u64, ConfigError> {
+    match v.trim().parse::<u64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(env_invalid(
+            name,
+            format!(
+                "must be a whole number from {lo} to {hi}, not `{}`",
+                v.trim()
+            ),
+        )),
+    }
+}
+
+fn in_range(file: &str, loc: &str, n: u64, (lo, hi): (u64, u64)) -> Result<u64, ConfigError> {
+    if (lo..=hi).contains(&n) {
+        Ok(n)
+    } else {
+        Err(invalid(
+            file,
+            loc,
+            format!("must be a whole number from {lo} to {hi}, not {n}"),
+        ))
+    }
 }
 
 /// The settings a prompt runs with, frozen into its state at UserPromptSubmit.
@@ -607,6 +721,13 @@ pub struct Frozen {
     /// (Absent from states written before the key existed.)
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Days a finding already looked at is not raised again (see [`MEMORY_DAYS_RANGE`]).
+    #[serde(default = "default_memory_days")]
+    pub memory_days: u32,
+}
+
+fn default_memory_days() -> u32 {
+    DEFAULT_MEMORY_DAYS
 }
 
 impl Frozen {
@@ -628,6 +749,10 @@ impl Frozen {
             untracked_max_bytes: repo.untracked_max_bytes.unwrap_or(DEFAULT_UNTRACKED_CAP),
             answer: repo.answer.unwrap_or_default(),
             timeout_ms: repo.timeout_ms,
+            memory_days: repo
+                .memory_days
+                .or(user.memory_days)
+                .unwrap_or(DEFAULT_MEMORY_DAYS),
         }
     }
 
@@ -655,6 +780,16 @@ impl Frozen {
         Thresholds {
             default: self.threshold.unwrap_or(DEFAULT_THRESHOLD),
             per_axis,
+        }
+    }
+
+    /// How a snapshot of this repository is taken: the size cap, and the `exclude` globs a
+    /// turn too large to read whole leaves out first.
+    pub fn snapshot_options(&self) -> SnapshotOptions {
+        SnapshotOptions {
+            untracked_cap: self.untracked_max_bytes,
+            exclude: self.exclude.clone(),
+            ..SnapshotOptions::default()
         }
     }
 
@@ -707,6 +842,8 @@ mod tests {
             (r#"{"exclude":["a[" ]}"#, "`exclude[0]`"),
             (r#"{"untrackedMaxBytes":0}"#, "`untrackedMaxBytes`"),
             (r#"{"answer":"maybe"}"#, "`answer`"),
+            (r#"{"memoryDays":31}"#, "`memoryDays`"),
+            (r#"{"memoryDays":-1}"#, "`memoryDays`"),
             (r#"{"jevUrl":"http://evil"}"#, "`jevUrl`"),
             (r#"{"command":["sh"]}"#, "`command`"),
             (r#"{"mode":"off"} {}"#, "line 1"),
@@ -929,6 +1066,83 @@ mod tests {
         assert!(err.to_string().contains("bogus"), "{err}");
         assert!(user_settings(&env(&[("JEV_PREFLIGHT_SCORER", "nope")])).is_err());
         assert!(user_settings(&env(&[("JEV_PREFLIGHT_THRESHOLD", "2")])).is_err());
+    }
+
+    #[test]
+    fn memory_days_come_from_the_repository_the_user_or_the_default() {
+        let user = UserSettings {
+            memory_days: Some(2),
+            ..UserSettings::default()
+        };
+        let repo = parse_repo_config(br#"{"memoryDays":0}"#).unwrap();
+        assert_eq!(Frozen::resolve(&repo, &user).memory_days, 0);
+        assert_eq!(
+            Frozen::resolve(&RepoConfig::default(), &user).memory_days,
+            2
+        );
+        let none = UserSettings::default();
+        assert_eq!(
+            Frozen::resolve(&RepoConfig::default(), &none).memory_days,
+            DEFAULT_MEMORY_DAYS
+        );
+        // A state written before the key existed reads with the default.
+        let mut v = serde_json::to_value(Frozen::resolve(&repo, &user)).unwrap();
+        v.as_object_mut().unwrap().remove("memory_days");
+        let old: Frozen = serde_json::from_value(v).unwrap();
+        assert_eq!(old.memory_days, DEFAULT_MEMORY_DAYS);
+    }
+
+    #[test]
+    fn budget_and_memory_settings_are_user_level() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("jev-preflight");
+        std::fs::create_dir_all(&cfg).unwrap();
+        std::fs::write(
+            cfg.join("config.json"),
+            r#"{"memoryDays":3,"remoteMaxPerSession":5,"remoteMaxPerDay":9,"remoteMaxTokensPerDay":1000,"overBudget":"skip"}"#,
+        )
+        .unwrap();
+        let xdg = dir.path().to_str().unwrap();
+        let s = user_settings(&env(&[("XDG_CONFIG_HOME", xdg)])).unwrap();
+        assert_eq!(s.memory_days, Some(3));
+        assert_eq!(
+            s.budget,
+            Budget {
+                per_session: 5,
+                per_day: 9,
+                tokens_per_day: Some(1000),
+                over: OverBudget::Skip
+            }
+        );
+        // The environment wins over the file.
+        let s = user_settings(&env(&[
+            ("XDG_CONFIG_HOME", xdg),
+            ("JEV_PREFLIGHT_REMOTE_MAX_PER_DAY", "0"),
+            ("JEV_PREFLIGHT_OVER_BUDGET", "Local"),
+            ("JEV_PREFLIGHT_MEMORY_DAYS", "30"),
+        ]))
+        .unwrap();
+        assert_eq!((s.budget.per_day, s.budget.over), (0, OverBudget::Local));
+        assert_eq!(s.memory_days, Some(30));
+        // Defaults without either.
+        let s = user_settings(&env(&[])).unwrap();
+        assert_eq!(s.budget, Budget::default());
+        assert_eq!(s.memory_days, None);
+        for (var, value) in [
+            ("JEV_PREFLIGHT_REMOTE_MAX_PER_SESSION", "-1"),
+            ("JEV_PREFLIGHT_REMOTE_MAX_PER_DAY", "lots"),
+            ("JEV_PREFLIGHT_REMOTE_MAX_TOKENS_PER_DAY", "1e3"),
+            ("JEV_PREFLIGHT_OVER_BUDGET", "wait"),
+            ("JEV_PREFLIGHT_MEMORY_DAYS", "31"),
+        ] {
+            let err = user_settings(&env(&[(var, value)]))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(var), "{var}: {err}");
+        }
+        // A repository cannot set a budget: those keys are unknown there.
+        let err = parse_repo_config(br#"{"remoteMaxPerDay":1}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown key"), "{err}");
     }
 
     #[test]

@@ -8,9 +8,7 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -107,15 +105,103 @@ pub fn stderr_line(stderr: &[u8]) -> String {
     out
 }
 
+/// Receives a child's stdout as it arrives, chunk by chunk; returns `false` to end the child
+/// early (it is killed with its group, and what it wrote so far is all there is).
+pub type Sink<'a> = &'a mut (dyn FnMut(&[u8]) -> bool + Send);
+
+/// What a child streamed to a [`Sink`] ended with.
+#[derive(Debug)]
+pub struct Streamed {
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+    /// The sink ended the child before it finished; its exit status is not looked at.
+    pub stopped: bool,
+}
+
+/// Where stdout goes: a capped buffer (more is [`ProcessError::TooLarge`]) or a sink.
+enum Consumer<'a> {
+    Collect { buf: Vec<u8>, cap: usize },
+    Stream(Sink<'a>),
+}
+
+impl Consumer<'_> {
+    /// Takes one chunk; `false` when the child must be stopped (an overflow, or the sink
+    /// said so).
+    fn feed(&mut self, chunk: &[u8]) -> bool {
+        match self {
+            Consumer::Collect { buf, cap } => {
+                let room = cap.saturating_sub(buf.len());
+                buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                chunk.len() <= room
+            }
+            Consumer::Stream(sink) => sink(chunk),
+        }
+    }
+}
+
+/// How a child ended, before its status is judged.
+struct Ended {
+    /// `None`: stopped early, by an overflow or the sink.
+    status: Option<ExitStatus>,
+    stderr: Vec<u8>,
+}
+
 /// Runs `cmd` to completion under `limits`, feeding it `stdin` (or the null device).
 ///
 /// On unix the child gets its own process group so that a kill reaches whatever it started
 /// (a shell script's `sleep`, a pager) and no grandchild keeps our pipes open.
-pub fn run(
+pub fn run(cmd: Command, stdin: Option<Vec<u8>>, limits: Limits) -> Result<Output, ProcessError> {
+    let cap = limits.stdout_cap;
+    let mut consumer = Consumer::Collect {
+        buf: Vec::new(),
+        cap,
+    };
+    let (program, ended, elapsed) = run_with(cmd, stdin, limits, &mut consumer)?;
+    let stdout = match consumer {
+        Consumer::Collect { buf, .. } => buf,
+        Consumer::Stream(_) => Vec::new(),
+    };
+    match ended.status {
+        None => Err(ProcessError::TooLarge { program, cap }),
+        Some(status) => finish(program, status, stdout, ended.stderr, elapsed),
+    }
+}
+
+/// Runs `cmd` like [`run`], handing its stdout to `sink` as it arrives instead of keeping it:
+/// the caller bounds what it keeps, and may end the child early (`sink` returns `false`),
+/// which is not an error. `limits.stdout_cap` does not apply.
+pub fn run_streaming(
+    cmd: Command,
+    stdin: Option<Vec<u8>>,
+    limits: Limits,
+    sink: Sink<'_>,
+) -> Result<Streamed, ProcessError> {
+    let mut consumer = Consumer::Stream(sink);
+    let (program, ended, elapsed) = run_with(cmd, stdin, limits, &mut consumer)?;
+    match ended.status {
+        None => Ok(Streamed {
+            stderr: ended.stderr,
+            elapsed,
+            stopped: true,
+        }),
+        Some(status) => {
+            let out = finish(program, status, Vec::new(), ended.stderr, elapsed)?;
+            Ok(Streamed {
+                stderr: out.stderr,
+                elapsed,
+                stopped: false,
+            })
+        }
+    }
+}
+
+/// Spawns `cmd` and runs it to its end, its stdout going to `consumer`.
+fn run_with(
     mut cmd: Command,
     stdin: Option<Vec<u8>>,
     limits: Limits,
-) -> Result<Output, ProcessError> {
+    consumer: &mut Consumer<'_>,
+) -> Result<(PathBuf, Ended, Duration), ProcessError> {
     let program = PathBuf::from(cmd.get_program());
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
@@ -130,7 +216,7 @@ pub fn run(
         cmd.process_group(0);
     }
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|source| {
+    let child = cmd.spawn().map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
             ProcessError::NotFound {
                 program: program.clone(),
@@ -145,67 +231,11 @@ pub fn run(
 
     #[cfg(target_os = "linux")]
     if let Some(pidfd) = polled::pidfd(&child) {
-        return polled::run(child, pidfd, stdin, limits, program, start);
+        let ended = polled::run(child, pidfd, stdin, limits, &program, start, consumer)?;
+        return Ok((program, ended, start.elapsed()));
     }
-
-    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        // A child that never reads its stdin must not block us: write from a thread and
-        // ignore a broken pipe (the child's answer, or its exit, is what counts).
-        thread::spawn(move || {
-            let _ = pipe.write_all(&input);
-        });
-    }
-
-    let overflow = Arc::new(AtomicBool::new(false));
-    // Woken when the child exits or stdout overflows, so nothing waits on a timer.
-    let (wake, woken) = mpsc::channel();
-    let out_reader = spawn_reader(
-        child.stdout.take(),
-        limits.stdout_cap,
-        Some((overflow.clone(), wake.clone())),
-    );
-    let err_reader = spawn_reader(child.stderr.take(), limits.stderr_cap, None);
-    let watching = watch_exit(&child, wake);
-
-    let status = match wait_until(
-        &mut child,
-        start + limits.deadline,
-        &overflow,
-        watching.then_some(&woken),
-    ) {
-        Ok(Some(status)) => status,
-        Ok(None) => {
-            kill_and_reap(&mut child);
-            return Err(if overflow.load(Ordering::SeqCst) {
-                ProcessError::TooLarge {
-                    program,
-                    cap: limits.stdout_cap,
-                }
-            } else {
-                ProcessError::Timeout {
-                    program,
-                    after: limits.deadline,
-                }
-            });
-        }
-        Err(source) => {
-            kill_and_reap(&mut child);
-            return Err(ProcessError::Io { program, source });
-        }
-    };
-
-    // The child has exited. Its pipes close unless a grandchild escaped the process group;
-    // kill the group anyway so the readers finish promptly.
-    kill_group(&child);
-    let stdout = join_reader(out_reader);
-    let stderr = join_reader(err_reader);
-    if overflow.load(Ordering::SeqCst) {
-        return Err(ProcessError::TooLarge {
-            program,
-            cap: limits.stdout_cap,
-        });
-    }
-    finish(program, status, stdout, stderr, start.elapsed())
+    let ended = threaded(child, stdin, limits, &program, start, consumer)?;
+    Ok((program, ended, start.elapsed()))
 }
 
 fn finish(
@@ -249,13 +279,154 @@ fn finish(
     })
 }
 
+/// What the helper threads of [`threaded`] tell the waiting thread.
+enum Msg {
+    /// A chunk of stdout.
+    Out(Vec<u8>),
+    /// Stdout reached its end.
+    OutDone,
+    /// The child has exited (not reaped yet).
+    Exited,
+    /// The exit cannot be watched: poll for it.
+    CannotWatch,
+}
+
+/// Where no pidfd is at hand: a thread reads stdout and hands each chunk to the waiting
+/// thread, which feeds `consumer` (a sink is borrowed, not sent anywhere), a second drains
+/// stderr, and a third watches for the exit, so that nothing waits on a timer unless the exit
+/// cannot be watched. The outcomes are those of the polled way.
+fn threaded(
+    mut child: Child,
+    stdin: Option<Vec<u8>>,
+    limits: Limits,
+    program: &std::path::Path,
+    start: Instant,
+    consumer: &mut Consumer<'_>,
+) -> Result<Ended, ProcessError> {
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // A child that never reads its stdin must not block us: write from a thread and
+        // ignore a broken pipe (the child's answer, or its exit, is what counts).
+        thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+    let deadline = start + limits.deadline;
+    // Bounded, so that a child writing faster than the consumer takes waits for it.
+    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
+    let out_done = match child.stdout.take() {
+        Some(mut pipe) => {
+            let tx = tx.clone();
+            thread::spawn(move || {
+                let mut chunk = [0u8; 16 * 1024];
+                loop {
+                    match pipe.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            if tx.send(Msg::Out(chunk[..n].to_vec())).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+                let _ = tx.send(Msg::OutDone);
+            });
+            false
+        }
+        None => true,
+    };
+    let err_reader = spawn_stderr_reader(child.stderr.take(), limits.stderr_cap);
+    let mut polling = !watch_exit(&child, tx.clone());
+    drop(tx);
+
+    let mut out_done = out_done;
+    let mut status: Option<ExitStatus> = None;
+    // Short first naps keep fast calls fast when polling; the cap keeps a long wait cheap.
+    let mut nap = Duration::from_micros(50);
+    while !(out_done && status.is_some()) {
+        if status.is_none() {
+            match child.try_wait() {
+                Ok(Some(s)) => {
+                    status = Some(s);
+                    // Its pipes close unless a grandchild escaped the process group; kill
+                    // the group anyway so that they do.
+                    kill_group(&child);
+                    continue;
+                }
+                Ok(None) => {}
+                Err(source) => {
+                    kill_and_reap(&mut child);
+                    return Err(ProcessError::Io {
+                        program: program.to_owned(),
+                        source,
+                    });
+                }
+            }
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            if status.is_some() {
+                // Only an escaped grandchild holds the pipes now: what came is all.
+                break;
+            }
+            kill_and_reap(&mut child);
+            return Err(ProcessError::Timeout {
+                program: program.to_owned(),
+                after: limits.deadline,
+            });
+        }
+        let wait = if polling {
+            let n = nap.min(deadline - now);
+            nap = (nap * 2).min(Duration::from_millis(5));
+            n
+        } else {
+            deadline - now
+        };
+        match rx.recv_timeout(wait) {
+            Ok(Msg::Out(chunk)) => {
+                if !consumer.feed(&chunk) {
+                    kill_and_reap(&mut child);
+                    drop(rx);
+                    return Ok(Ended {
+                        status: None,
+                        stderr: join_reader(err_reader),
+                    });
+                }
+            }
+            Ok(Msg::OutDone) => out_done = true,
+            Ok(Msg::Exited) | Err(RecvTimeoutError::Timeout) => {}
+            Ok(Msg::CannotWatch) => polling = true,
+            // Every helper is gone (stdout ended, the watcher finished): poll the exit.
+            Err(RecvTimeoutError::Disconnected) => {
+                out_done = true;
+                polling = true;
+                thread::sleep(wait);
+            }
+        }
+    }
+    let status = match status {
+        Some(status) => status,
+        None => match child.wait() {
+            Ok(status) => status,
+            Err(source) => {
+                return Err(ProcessError::Io {
+                    program: program.to_owned(),
+                    source,
+                });
+            }
+        },
+    };
+    Ok(Ended {
+        status: Some(status),
+        stderr: join_reader(err_reader),
+    })
+}
+
 type Reader = Option<JoinHandle<Vec<u8>>>;
 
-fn spawn_reader<R: Read + Send + 'static>(
-    pipe: Option<R>,
-    cap: usize,
-    overflow: Option<(Arc<AtomicBool>, Sender<bool>)>,
-) -> Reader {
+/// Drains stderr past its cap (the child must never block on a full pipe), keeping `cap`.
+fn spawn_stderr_reader<R: Read + Send + 'static>(pipe: Option<R>, cap: usize) -> Reader {
     let mut pipe = pipe?;
     Some(thread::spawn(move || {
         let mut buf = Vec::new();
@@ -266,15 +437,6 @@ fn spawn_reader<R: Read + Send + 'static>(
                 Ok(n) => {
                     let room = cap.saturating_sub(buf.len());
                     buf.extend_from_slice(&chunk[..n.min(room)]);
-                    // stderr keeps draining past its cap so the child never blocks on a
-                    // full pipe; stdout past its cap is the too-large outcome.
-                    if n > room
-                        && let Some((flag, wake)) = &overflow
-                    {
-                        flag.store(true, Ordering::SeqCst);
-                        let _ = wake.send(true);
-                        break;
-                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
@@ -289,11 +451,11 @@ fn join_reader(reader: Reader) -> Vec<u8> {
 }
 
 /// Starts a thread that blocks until the child has exited, without reaping it (the child
-/// stays ours to reap with `try_wait`), then sends `true` on `wake` (`false`: it could not
-/// watch, poll instead). Returns `false` when no such thread could be started.
+/// stays ours to reap with `try_wait`), then sends [`Msg::Exited`] (or [`Msg::CannotWatch`]:
+/// poll instead). Returns `false` when no such thread could be started.
 #[cfg(unix)]
 #[allow(unsafe_code)] // two libc calls, SAFETY below
-fn watch_exit(child: &Child, wake: Sender<bool>) -> bool {
+fn watch_exit(child: &Child, wake: mpsc::SyncSender<Msg>) -> bool {
     let pid: libc::id_t = child.id();
     thread::Builder::new()
         .stack_size(64 * 1024)
@@ -307,12 +469,12 @@ fn watch_exit(child: &Child, wake: Sender<bool>) -> bool {
                     libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT)
                 };
                 if r == 0 {
-                    let _ = wake.send(true);
+                    let _ = wake.send(Msg::Exited);
                     break;
                 }
                 if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
                     // Cannot watch this child: tell the waiter to poll.
-                    let _ = wake.send(false);
+                    let _ = wake.send(Msg::CannotWatch);
                     break;
                 }
             }
@@ -321,61 +483,24 @@ fn watch_exit(child: &Child, wake: Sender<bool>) -> bool {
 }
 
 #[cfg(not(unix))]
-fn watch_exit(_child: &Child, _wake: Sender<bool>) -> bool {
+fn watch_exit(_child: &Child, _wake: mpsc::SyncSender<Msg>) -> bool {
     false
-}
-
-/// Waits until the child exits (Some), the deadline passes or stdout overflows (None).
-/// With `woken`, sleeps until told that one of those happened; without it, polls.
-fn wait_until(
-    child: &mut Child,
-    deadline: Instant,
-    overflow: &AtomicBool,
-    woken: Option<&Receiver<bool>>,
-) -> std::io::Result<Option<ExitStatus>> {
-    // Short first naps keep fast git calls fast; the cap keeps a long wait cheap.
-    let mut nap = Duration::from_micros(50);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        if overflow.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(None);
-        }
-        match woken {
-            Some(rx) => match rx.recv_timeout(deadline - now) {
-                Ok(true) | Err(RecvTimeoutError::Timeout) => {}
-                // The watcher could not wait, or every sender is gone: poll.
-                Ok(false) | Err(RecvTimeoutError::Disconnected) => {
-                    return wait_until(child, deadline, overflow, None);
-                }
-            },
-            None => {
-                thread::sleep(nap.min(deadline - now));
-                nap = (nap * 2).min(Duration::from_millis(5));
-            }
-        }
-    }
 }
 
 /// On Linux one thread does it all: the pipes and the child's exit (a pidfd) are polled
 /// together, so a call starts no helper thread — each of the four it took cost a spawn and a
 /// wake-up, about a third of a millisecond per git call on a busy machine. The outcomes are
-/// those of the threaded way: capped stdout, drained stderr, the group killed once the child
-/// exits, at the deadline, or when stdout overflows.
+/// those of the threaded way: stdout to its consumer, drained stderr, the group killed once
+/// the child exits, at the deadline, or when the consumer wants no more.
 #[cfg(target_os = "linux")]
 mod polled {
     use std::io::{Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-    use std::path::PathBuf;
+    use std::path::Path;
     use std::process::Child;
     use std::time::Instant;
 
-    use super::{Limits, Output, ProcessError, finish, kill_and_reap, kill_group};
+    use super::{Consumer, Ended, Limits, ProcessError, kill_and_reap, kill_group};
 
     /// A descriptor that becomes readable when `child` exits; `None` before Linux 5.3.
     #[allow(unsafe_code)] // one syscall, SAFETY below
@@ -401,8 +526,8 @@ mod polled {
     }
 
     /// Reads what `pipe` has now into `buf` (kept up to `cap`); `true` at end of file. Bytes
-    /// past `cap` are counted in `over` and dropped.
-    fn drain(pipe: &mut impl Read, buf: &mut Vec<u8>, cap: usize, over: &mut bool) -> bool {
+    /// past `cap` are dropped.
+    fn drain(pipe: &mut impl Read, buf: &mut Vec<u8>, cap: usize) -> bool {
         let mut chunk = [0u8; 16 * 1024];
         loop {
             match pipe.read(&mut chunk) {
@@ -410,13 +535,38 @@ mod polled {
                 Ok(n) => {
                     let room = cap.saturating_sub(buf.len());
                     buf.extend_from_slice(&chunk[..n.min(room)]);
-                    if n > room {
-                        *over = true;
-                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
                 Err(_) => return true,
+            }
+        }
+    }
+
+    /// What reading stdout now came to.
+    enum Fed {
+        /// More may come.
+        Open,
+        /// End of file.
+        Done,
+        /// The consumer wants no more (an overflow, or the sink said so).
+        Stop,
+    }
+
+    /// Hands what `pipe` has now to `consumer`.
+    fn feed(pipe: &mut impl Read, consumer: &mut Consumer<'_>) -> Fed {
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => return Fed::Done,
+                Ok(n) => {
+                    if !consumer.feed(&chunk[..n]) {
+                        return Fed::Stop;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Fed::Open,
+                Err(_) => return Fed::Done,
             }
         }
     }
@@ -427,9 +577,11 @@ mod polled {
         pidfd: OwnedFd,
         input: Option<Vec<u8>>,
         limits: Limits,
-        program: PathBuf,
+        program: &Path,
         start: Instant,
-    ) -> Result<Output, ProcessError> {
+        consumer: &mut Consumer<'_>,
+    ) -> Result<Ended, ProcessError> {
+        let program = || program.to_owned();
         let deadline = start + limits.deadline;
         let input = input.unwrap_or_default();
         let mut stdin = child.stdin.take().filter(|_| !input.is_empty());
@@ -443,11 +595,14 @@ mod polled {
         for fd in fds.into_iter().flatten() {
             if let Err(source) = set_nonblocking(fd) {
                 kill_and_reap(&mut child);
-                return Err(ProcessError::Io { program, source });
+                return Err(ProcessError::Io {
+                    program: program(),
+                    source,
+                });
             }
         }
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let (mut written, mut exited, mut overflow, mut err_over) = (0, false, false, false);
+        let mut err = Vec::new();
+        let (mut written, mut exited) = (0, false);
         while !(exited && stdout.is_none() && stderr.is_none()) {
             let now = Instant::now();
             if now >= deadline {
@@ -457,7 +612,7 @@ mod polled {
                 }
                 kill_and_reap(&mut child);
                 return Err(ProcessError::Timeout {
-                    program,
+                    program: program(),
                     after: limits.deadline,
                 });
             }
@@ -484,7 +639,10 @@ mod polled {
                     continue;
                 }
                 kill_and_reap(&mut child);
-                return Err(ProcessError::Io { program, source });
+                return Err(ProcessError::Io {
+                    program: program(),
+                    source,
+                });
             }
             let fired = |i: usize| set[i].revents != 0;
             if fired(0)
@@ -505,20 +663,24 @@ mod polled {
             if fired(1)
                 && let Some(pipe) = stdout.as_mut()
             {
-                if drain(pipe, &mut out, limits.stdout_cap, &mut overflow) {
-                    stdout = None;
-                }
-                if overflow {
-                    kill_and_reap(&mut child);
-                    return Err(ProcessError::TooLarge {
-                        program,
-                        cap: limits.stdout_cap,
-                    });
+                match feed(pipe, consumer) {
+                    Fed::Open => {}
+                    Fed::Done => stdout = None,
+                    Fed::Stop => {
+                        kill_and_reap(&mut child);
+                        if let Some(pipe) = stderr.as_mut() {
+                            drain(pipe, &mut err, limits.stderr_cap);
+                        }
+                        return Ok(Ended {
+                            status: None,
+                            stderr: err,
+                        });
+                    }
                 }
             }
             if fired(2)
                 && let Some(pipe) = stderr.as_mut()
-                && drain(pipe, &mut err, limits.stderr_cap, &mut err_over)
+                && drain(pipe, &mut err, limits.stderr_cap)
             {
                 stderr = None;
             }
@@ -533,9 +695,17 @@ mod polled {
         drop((stdin, stdout, stderr));
         let status = match child.wait() {
             Ok(status) => status,
-            Err(source) => return Err(ProcessError::Io { program, source }),
+            Err(source) => {
+                return Err(ProcessError::Io {
+                    program: program(),
+                    source,
+                });
+            }
         };
-        finish(program, status, out, err, start.elapsed())
+        Ok(Ended {
+            status: Some(status),
+            stderr: err,
+        })
     }
 }
 
@@ -655,15 +825,100 @@ mod tests {
         assert!(matches!(err, ProcessError::TooLarge { .. }), "{err:?}");
     }
 
+    /// Exit status (`None`: stopped), stdout, stderr.
+    type Threaded = (Option<ExitStatus>, Vec<u8>, Vec<u8>);
+
+    /// Runs `cmd` the threaded way (the only way off Linux), collecting stdout up to `cap`.
+    fn threaded_run(
+        mut cmd: Command,
+        stdin: Option<Vec<u8>>,
+        limits: Limits,
+    ) -> Result<Threaded, ProcessError> {
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let child = cmd.spawn().unwrap();
+        let mut consumer = Consumer::Collect {
+            buf: Vec::new(),
+            cap: limits.stdout_cap,
+        };
+        let ended = threaded(
+            child,
+            stdin,
+            limits,
+            std::path::Path::new("sh"),
+            Instant::now(),
+            &mut consumer,
+        )?;
+        let Consumer::Collect { buf, .. } = consumer else {
+            return Ok((ended.status, Vec::new(), ended.stderr));
+        };
+        Ok((ended.status, buf, ended.stderr))
+    }
+
     #[test]
-    fn the_polling_wait_still_works() {
-        let mut child = sh("exit 3").spawn().unwrap();
-        let flag = AtomicBool::new(false);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let status = wait_until(&mut child, deadline, &flag, None)
-            .unwrap()
-            .unwrap();
-        assert_eq!(status.code(), Some(3));
+    fn the_threaded_way_has_the_same_outcomes() {
+        let limits = Limits::new(Duration::from_secs(10), 1024);
+        let (status, out, err) =
+            threaded_run(sh("echo out; echo err >&2; exit 3"), None, limits).unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(3));
+        assert_eq!(
+            (out.as_slice(), err.as_slice()),
+            (&b"out\n"[..], &b"err\n"[..])
+        );
+        let input: Vec<u8> = (0..3 << 20).map(|i: u32| (i % 251) as u8).collect();
+        let big = Limits::new(Duration::from_secs(10), 4 << 20);
+        let (status, out, _) = threaded_run(Command::new("cat"), Some(input.clone()), big).unwrap();
+        assert!(status.is_some_and(|s| s.success()));
+        assert!(out == input, "{} bytes back", out.len());
+        // A flood stops at the cap (no status: stopped), a sleeper at the deadline.
+        let flood = Limits::new(Duration::from_secs(10), 64 * 1024);
+        let (status, out, _) = threaded_run(sh("yes"), None, flood).unwrap();
+        assert!(status.is_none());
+        assert_eq!(out.len(), 64 * 1024);
+        let start = Instant::now();
+        let slow = Limits::new(Duration::from_millis(200), 1024);
+        let err = threaded_run(sh("sleep 30 & sleep 30"), None, slow).unwrap_err();
+        assert!(matches!(err, ProcessError::Timeout { .. }), "{err:?}");
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_stream_goes_to_the_sink_and_the_sink_may_stop_it() {
+        let limits = Limits::new(Duration::from_secs(10), 16);
+        // All of it, past the collecting cap, chunk by chunk.
+        let mut seen = Vec::new();
+        let mut sink = |chunk: &[u8]| {
+            seen.extend_from_slice(chunk);
+            true
+        };
+        let done = run_streaming(sh("seq 1 20000"), None, limits, &mut sink).unwrap();
+        assert!(!done.stopped);
+        let want: String = (1..=20000).map(|i| format!("{i}\n")).collect();
+        assert!(seen == want.as_bytes(), "{} bytes", seen.len());
+        // A sink that has enough ends an endless child early, and that is no error.
+        let mut taken = 0;
+        let mut sink = |chunk: &[u8]| {
+            taken += chunk.len();
+            taken < 100_000
+        };
+        let start = Instant::now();
+        let stopped = run_streaming(sh("yes"), None, limits, &mut sink).unwrap();
+        assert!(stopped.stopped && taken >= 100_000);
+        assert!(start.elapsed() < Duration::from_secs(5));
+        // A failure is still one.
+        let mut sink = |_: &[u8]| true;
+        let err = run_streaming(sh("echo x; exit 2"), None, limits, &mut sink).unwrap_err();
+        assert!(matches!(err, ProcessError::Exit { code: 2, .. }), "{err:?}");
     }
 
     #[test]

@@ -37,8 +37,11 @@ pub enum Command {
     /// the scores. Nothing is written to the repository. Exit codes: 0 done, 1 an axis
     /// reached `--fail-on`, 2 usage error or failure.
     Eval(EvalArgs),
-    /// Show the hook's recent decisions in this repository and why it did or did not fire.
+    /// Show the hook's recent decisions in this repository and why it did or did not fire,
+    /// what it remembers was already looked at, and what remote scorers spent.
     Status(StatusArgs),
+    /// Forget the findings this repository's memory holds, so that they are raised again.
+    Forget(ForgetArgs),
     /// Check git, the repository, both configs, the scorer and key, host CLIs and the data dir.
     ///
     /// Exit code 1 when something is broken.
@@ -109,6 +112,14 @@ pub struct StatusArgs {
     /// Print the decisions as a JSON array (newest first).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `forget` arguments.
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Forget in every repository, not only this one.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// `install` and `uninstall` arguments.

@@ -1,12 +1,14 @@
 //! `jev-preflight init`: a starter `.jev-preflight.json` and the explanation of its keys.
 //!
 //! The starter file names every key the repository config accepts, set to its default — all
-//! but three, which are explained and left out: `threshold` (written out, it would replace
+//! but four, which are explained and left out: `threshold` (written out, it would replace
 //! the `local` scorer's calibrated default with one uncalibrated number), `riskThreshold` (the
-//! original jev-preflight's name for the same setting) and `timeoutMs` (its default is the
-//! hook's own budget, which a later version may change). It points editors at the JSON Schema
-//! shipped in this crate (`$schema`), so they validate and complete it. JSON has no comments, so what each key means is printed instead: the text is
-//! generated from the schema's own descriptions, which keeps the two from drifting apart.
+//! original jev-preflight's name for the same setting), `timeoutMs` (its default is the
+//! hook's own budget, which a later version may change) and `memoryDays` (set, it would
+//! replace the user's own setting). It points editors at the JSON Schema shipped in this
+//! crate (`$schema`), so they validate and complete it. JSON has no comments, so what each
+//! key means is printed instead: the text is generated from the schema's own descriptions,
+//! which keeps the two from drifting apart.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -29,7 +31,7 @@ pub const SCHEMA_URL: &str =
 pub const CONFIG_SCHEMA: &str = include_str!("../config.schema.json");
 
 /// The keys of the repository config in the order the starter file and the explanation use.
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 12] = [
     "$schema",
     "mode",
     "threshold",
@@ -41,13 +43,15 @@ pub const KEYS: [&str; 11] = [
     "untrackedMaxBytes",
     "answer",
     "timeoutMs",
+    "memoryDays",
 ];
 
 /// The keys the starter file leaves out (explained only): see the module docs.
-pub const NOT_IN_STARTER: [&str; 3] = ["threshold", "riskThreshold", "timeoutMs"];
+pub const NOT_IN_STARTER: [&str; 4] = ["threshold", "riskThreshold", "timeoutMs", "memoryDays"];
 
 /// The starter `.jev-preflight.json`: every key at its default, except
-/// [`NOT_IN_STARTER`] (left unset so the scorer's and the hook's own defaults apply).
+/// [`NOT_IN_STARTER`] (left unset so the scorer's, the hook's and the user's own defaults
+/// apply).
 pub fn starter_config() -> String {
     format!(
         r#"{{

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-use crate::cmd::cli::{Cli, Command, EvalArgs, Format, InstallArgs, StatusArgs};
+use crate::cmd::cli::{Cli, Command, EvalArgs, ForgetArgs, Format, InstallArgs, StatusArgs};
 use crate::config::HostEnv;
 use crate::env::vars as ev;
 use crate::hook::{self, effects};
@@ -215,6 +215,7 @@ fn run_user(command: Command) -> Result<(), RunError> {
     match command {
         Command::Eval(args) => eval(&env, args),
         Command::Status(args) => status(&env, args),
+        Command::Forget(args) => forget(&env, args),
         Command::Doctor => {
             let checks = crate::cmd::doctor::run(&env, &cwd()?);
             print(&crate::cmd::doctor::render(&checks))?;
@@ -260,11 +261,7 @@ fn run_user(command: Command) -> Result<(), RunError> {
 
 /// The repository top level containing `dir`, if any.
 fn repo_top(dir: &Path) -> Result<Option<PathBuf>, RunError> {
-    match crate::git::discover(&crate::git::Git::default(), dir) {
-        Ok(crate::git::Discovery::Found(repo)) => Ok(Some(repo.top)),
-        Ok(_) => Ok(None),
-        Err(e) => Err(RunError::Eval(e.into())),
-    }
+    Ok(repo_of(dir)?.map(|repo| repo.top))
 }
 
 fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
@@ -337,7 +334,8 @@ fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
     let data = env
         .data_dir()
         .ok_or(crate::cmd::status::StatusError::NoDataDir)?;
-    let top = if args.all { None } else { repo_top(&cwd()?)? };
+    let repo = if args.all { None } else { repo_of(&cwd()?)? };
+    let top = repo.as_ref().map(|r| r.top.clone());
     let scope = match &top {
         Some(top) => format!("in {}", top.display()),
         None => "in any repository".to_owned(),
@@ -346,7 +344,37 @@ fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
     if args.json {
         return print(&format!("{:#}\n", serde_json::Value::Array(entries)));
     }
-    print(&crate::cmd::status::render(&entries, &scope, env.now))
+    let mut text = crate::cmd::status::render(&entries, &scope, env.now);
+    text.push_str(&crate::cmd::status::remembered(
+        env,
+        &data,
+        repo.as_ref(),
+        env.now,
+    ));
+    text.push_str(&crate::cmd::status::spent(env, &data, &entries, env.now));
+    print(&text)
+}
+
+fn forget(env: &HostEnv, args: ForgetArgs) -> Result<(), RunError> {
+    let data = env
+        .data_dir()
+        .ok_or(crate::cmd::status::StatusError::NoDataDir)?;
+    let repo = if args.all {
+        None
+    } else {
+        Some(repo_of(&cwd()?)?.ok_or_else(|| RunError::NotARepo(cwd().unwrap_or_default()))?)
+    };
+    let text = crate::cmd::status::forget(&data, repo.as_ref())?;
+    print(&text)
+}
+
+/// The repository containing `dir`, if any.
+fn repo_of(dir: &Path) -> Result<Option<crate::git::Repo>, RunError> {
+    match crate::git::discover(&crate::git::Git::default(), dir) {
+        Ok(crate::git::Discovery::Found(repo)) => Ok(Some(repo)),
+        Ok(_) => Ok(None),
+        Err(e) => Err(RunError::Eval(e.into())),
+    }
 }
 
 fn install(env: &HostEnv, args: InstallArgs, add: bool) -> Result<(), RunError> {

@@ -9,7 +9,10 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use crate::config::HostEnv;
+use crate::git::Repo;
 use crate::hook::failure::Class;
+use crate::state::memory::Memory;
 use crate::state::{MARKER, Store};
 
 /// Entries shown by default.
@@ -101,6 +104,8 @@ pub fn explain(outcome: &str, class: Option<&str>) -> String {
         "nothing to score" => "no selected file changed in the turn (no change, or every changed path was excluded)".into(),
         "diff over maxDiffBytes; skipped" => "the turn's diff was over `maxDiffBytes` and `oversize` is `skip` (or no whole file fit)".into(),
         "same diff already scored" => "this exact diff was already scored for this prompt; one request per diff".into(),
+        "already looked at" => "every axis that reached its threshold was one the agent was already asked about for these same lines, and left them as they were; it is not raised again (see what is remembered below; `jev-preflight forget` raises it again)".into(),
+        "remote budget reached; skipped" => "a remote scorer's limit was reached and `overBudget` is `skip`, so the turn was not scored (see the remote budget below)".into(),
         "no baseline" => "no baseline for this prompt: mode `off`, not a repository when the prompt was sent, a failure at the prompt, or hooks installed mid-session".into(),
         "repository is gone" => "the repository was removed during the turn".into(),
         "background work pending; baseline kept" => "background tasks or crons were pending: the session paused, it was not done; the baseline is kept for the real end".into(),
@@ -231,6 +236,9 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
             ("files", "file(s)"),
             ("changed", "changed path(s)"),
             ("excluded", "excluded"),
+            ("omitted", "left out of a partial payload"),
+            ("unread", "not read (a large turn)"),
+            ("dropped", "excluded path(s) not looked at (a large turn)"),
             ("payload_bytes", "payload bytes"),
             ("redactions", "secret(s) redacted"),
         ] {
@@ -252,6 +260,26 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
         if !facts.is_empty() {
             let _ = writeln!(t, "  {}", facts.join(", "));
         }
+        if let Some(axes) = e.get("remembered").and_then(Value::as_array) {
+            let axes: Vec<&str> = axes.iter().filter_map(Value::as_str).collect();
+            let _ = writeln!(
+                t,
+                "  not raised again (already looked at, same lines): {}",
+                axes.join(", ")
+            );
+        }
+        match e.get("budget").and_then(Value::as_str) {
+            Some("cached") => {
+                let _ = writeln!(
+                    t,
+                    "  scores reused: this session had this exact diff scored before; nothing was sent"
+                );
+            }
+            Some(other) => {
+                let _ = writeln!(t, "  remote budget: {other}");
+            }
+            None => {}
+        }
         if let Some(stages) = e.get("ms").and_then(Value::as_object) {
             let spent: Vec<String> = crate::hook::stop::STAGES
                 .iter()
@@ -266,6 +294,193 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
     t
 }
 
+/// What the memory of `repo` holds (with none: how much every repository's holds), for the
+/// listing: each finding, when and in which session the agent was asked, and how often it
+/// kept its axis from being raised again. Reading never creates the store.
+pub fn remembered(env: &HostEnv, data: &Path, repo: Option<&Repo>, now: SystemTime) -> String {
+    let Ok(Some(store)) = Store::open_existing(data) else {
+        return String::new();
+    };
+    let now = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mut t = String::new();
+    let Some(repo) = repo else {
+        let mut total = 0;
+        let mut repos = 0;
+        for dir in std::fs::read_dir(store.root().join("repos"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let n = Memory::at(&dir.path()).findings().map_or(0, |f| f.len());
+            total += n;
+            repos += usize::from(n > 0);
+        }
+        let _ = writeln!(
+            t,
+            "\nremembered: {total} finding(s) already looked at, in {repos} repository(ies)"
+        );
+        return t;
+    };
+    // The days this repository's prompts would use now.
+    let days = crate::config::read_repo_config(&repo.top)
+        .ok()
+        .and_then(|(cfg, _)| cfg.memory_days)
+        .or_else(|| {
+            crate::config::user_settings(env)
+                .ok()
+                .and_then(|u| u.memory_days)
+        })
+        .unwrap_or(crate::config::DEFAULT_MEMORY_DAYS);
+    match Memory::at(&store.repo_dir(&repo.common_dir)).findings() {
+        Err(e) => {
+            let _ = writeln!(
+                t,
+                "\nremembered: the memory cannot be read ({e}); nothing is kept from being raised\nhint: `jev-preflight forget` clears it"
+            );
+        }
+        Ok(findings) if findings.is_empty() => {
+            let _ = writeln!(
+                t,
+                "\nremembered: nothing yet; an axis the agent is asked about and leaves as it was is not raised again for the same lines for {days} day(s)"
+            );
+        }
+        Ok(mut findings) => {
+            findings.sort_by_key(|f| std::cmp::Reverse(f.asked));
+            let _ = writeln!(
+                t,
+                "\nremembered: {} finding(s) the agent was asked about and left as they were; an axis is not raised again for the same lines in the session that asked, nor for {days} day(s) here (`jev-preflight forget` clears them)",
+                findings.len()
+            );
+            for f in findings.iter().take(MEMORY_SHOWN) {
+                let expired = now.saturating_sub(f.asked) >= u64::from(days) * 86_400;
+                let _ = write!(
+                    t,
+                    "  {} on {} (hunk {}), asked {} in session {}",
+                    f.axis,
+                    f.path,
+                    &f.fingerprint[..f.fingerprint.len().min(12)],
+                    ago(SystemTime::UNIX_EPOCH + Duration::from_secs(now), f.asked),
+                    f.session
+                );
+                if f.suppressed > 0 {
+                    let _ = write!(t, "; kept from being raised {} time(s)", f.suppressed);
+                }
+                if expired {
+                    let _ = write!(t, "; past {days} day(s): holds only in its session");
+                }
+                let _ = writeln!(t);
+            }
+            if findings.len() > MEMORY_SHOWN {
+                let _ = writeln!(t, "  … and {} more", findings.len() - MEMORY_SHOWN);
+            }
+        }
+    }
+    t
+}
+
+/// Findings shown by `status`.
+const MEMORY_SHOWN: usize = 10;
+
+/// What remote scorers spent today (UTC) and in the session of the newest decision shown,
+/// against the user's limits.
+pub fn spent(env: &HostEnv, data: &Path, entries: &[Value], now: SystemTime) -> String {
+    if std::fs::symlink_metadata(data.join(MARKER)).is_err() {
+        return String::new();
+    }
+    let now = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let session = entries
+        .iter()
+        .find_map(|e| e.get("session").and_then(Value::as_str))
+        .unwrap_or("");
+    let ledger = crate::state::budget::Ledger::at(data);
+    let Ok(spent) = ledger.spent(session, now) else {
+        return "
+remote budget: the ledger cannot be read
+"
+        .to_owned();
+    };
+    let mut t = String::new();
+    let Ok(user) = crate::config::user_settings(env) else {
+        let _ = writeln!(
+            t,
+            "\nremote budget: today {} request(s), {} token(s) reported; the limits are unknown (the user config is invalid; see `jev-preflight doctor`)",
+            spent.day_requests, spent.day_tokens
+        );
+        return t;
+    };
+    let b = user.budget;
+    let tokens = match b.tokens_per_day {
+        Some(max) => format!("{} of {max} token(s)", spent.day_tokens),
+        None => format!("{} token(s) reported (no token limit)", spent.day_tokens),
+    };
+    let past = match b.over {
+        crate::state::budget::OverBudget::Local => "the built-in scorer scores instead",
+        crate::state::budget::OverBudget::Skip => "turns are not scored",
+    };
+    let _ = writeln!(
+        t,
+        "\nremote budget (jev, openai, command; yours, across repositories): today (UTC) {} of {} request(s), {tokens}",
+        spent.day_requests, b.per_day
+    );
+    if !session.is_empty() {
+        let _ = writeln!(
+            t,
+            "  session {session}: {} of {} request(s)",
+            spent.session_requests, b.per_session
+        );
+    }
+    let _ = writeln!(t, "  past a limit: {past}");
+    t
+}
+
+/// Forgets the memory of `repo` (of every repository with none) and says how much.
+pub fn forget(data: &Path, repo: Option<&Repo>) -> Result<String, StatusError> {
+    let store = match Store::open_existing(data) {
+        Ok(Some(store)) => store,
+        Ok(None) => return Ok("nothing remembered: no data dir yet\n".to_owned()),
+        Err(source) => {
+            return Err(StatusError::Store {
+                path: data.to_owned(),
+                source,
+            });
+        }
+    };
+    let dirs: Vec<PathBuf> = match repo {
+        Some(repo) => vec![store.repo_dir(&repo.common_dir)],
+        None => std::fs::read_dir(store.root().join("repos"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect(),
+    };
+    let mut total = 0;
+    for dir in &dirs {
+        if std::fs::symlink_metadata(dir).is_err() {
+            continue;
+        }
+        total += Memory::at(dir)
+            .forget()
+            .map_err(|source| StatusError::Store {
+                path: dir.clone(),
+                source,
+            })?;
+    }
+    Ok(match repo {
+        Some(repo) => format!(
+            "forgot {total} finding(s) in {}; their axes will be raised again\n",
+            repo.top.display()
+        ),
+        None => format!("forgot {total} finding(s) in every repository\n"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +490,23 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00:00");
         assert_eq!(utc(951_782_400), "2000-02-29 00:00:00");
         assert_eq!(utc(1_767_225_600 + 3661), "2026-01-01 01:01:01");
+    }
+
+    #[test]
+    fn what_was_not_raised_and_why_is_shown() {
+        let entry = serde_json::json!({
+            "time": 1_767_225_600u64, "event": "Stop", "outcome": "already looked at",
+            "remembered": ["auth_boundary"], "budget": "cached", "omitted": 12, "unread": 40,
+        });
+        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        for needle in [
+            "not raised again (already looked at, same lines): auth_boundary",
+            "scores reused: this session had this exact diff scored before",
+            "12 left out of a partial payload, 40 not read (a large turn)",
+            "why: every axis that reached its threshold was one the agent was already asked about",
+        ] {
+            assert!(text.contains(needle), "{needle:?} in\n{text}");
+        }
     }
 
     #[test]
@@ -329,6 +561,8 @@ mod tests {
             "nothing to score",
             "no baseline",
             "same diff already scored",
+            crate::hook::stop::ALREADY_LOOKED_AT,
+            crate::hook::stop::BUDGET_SKIPPED,
         ] {
             assert_ne!(explain(outcome, None), outcome);
         }

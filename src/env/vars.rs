@@ -53,6 +53,15 @@ pub const OPENAI_API_KEY_ENV: &str = "JEV_PREFLIGHT_OPENAI_API_KEY_ENV";
 pub const OPENAI_API_KEY_DEFAULT: &str = "OPENAI_API_KEY";
 /// argv of the command scorer, as a JSON array of strings (no shell).
 pub const COMMAND: &str = "JEV_PREFLIGHT_COMMAND";
+/// Days a finding the agent was already asked about stays remembered (0 to 30; default 7).
+pub const MEMORY_DAYS: &str = "JEV_PREFLIGHT_MEMORY_DAYS";
+/// Most requests to a remote scorer (`jev`, `openai`, `command`) per session and per UTC day.
+pub const REMOTE_MAX_PER_SESSION: &str = "JEV_PREFLIGHT_REMOTE_MAX_PER_SESSION";
+pub const REMOTE_MAX_PER_DAY: &str = "JEV_PREFLIGHT_REMOTE_MAX_PER_DAY";
+/// Most tokens remote scorers may report using per UTC day (unset: no limit).
+pub const REMOTE_MAX_TOKENS_PER_DAY: &str = "JEV_PREFLIGHT_REMOTE_MAX_TOKENS_PER_DAY";
+/// What a Stop does once a remote limit is reached: `local` (the built-in scorer) or `skip`.
+pub const OVER_BUDGET: &str = "JEV_PREFLIGHT_OVER_BUDGET";
 
 /// Read by the HTTP client (`ureq::Proxy::try_from_env`) for remote scorers; never for
 /// loopback endpoints. Listed here so the table is complete.
@@ -105,6 +114,11 @@ pub const ALL: &[&str] = &[
     OPENAI_API_KEY_ENV,
     OPENAI_API_KEY_DEFAULT,
     COMMAND,
+    MEMORY_DAYS,
+    REMOTE_MAX_PER_SESSION,
+    REMOTE_MAX_PER_DAY,
+    REMOTE_MAX_TOKENS_PER_DAY,
+    OVER_BUDGET,
     PATH,
     CLAUDE_CONFIG_DIR,
     CODEX_HOME,

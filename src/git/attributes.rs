@@ -33,6 +33,10 @@ pub fn read(git: &Git, repo: &Repo, paths: &[Vec<u8>]) -> Result<Attributes, Git
         stdin.extend_from_slice(path);
         stdin.push(0);
     }
+    // The output names each path once per attribute: its size follows from the input, which
+    // the walk bounds (a large turn asks about tens of thousands of paths).
+    let cap = (3 * stdin.len() + 96 * paths.len()).max(crate::git::runner::STDOUT_CAP);
+    let git = git.clone().with_stdout_cap(cap);
     let mut cmd = git.command(&repo.top);
     repo.without_index(&mut cmd);
     cmd.args([

@@ -32,6 +32,10 @@ pub enum GitError {
     },
     #[error("private store {path} is unsafe: {why}")]
     UnsafeStore { path: PathBuf, why: String },
+    #[error(
+        "the working tree has more than {limit} changed or new files outside the excluded paths"
+    )]
+    TooManyFiles { limit: usize },
 }
 
 impl From<crate::state::fs::FsError> for GitError {
@@ -149,6 +153,18 @@ impl Git {
     pub fn run(&self, cmd: Command, stdin: Option<Vec<u8>>) -> Result<Vec<u8>, GitError> {
         let limits = Limits::new(self.deadline, self.stdout_cap);
         Ok(process::run(cmd, stdin, limits)?.stdout)
+    }
+
+    /// Runs a prepared command under this runner's deadline, handing its stdout to `sink` as
+    /// it arrives ([`process::run_streaming`]); `Ok(true)` when the sink ended it early.
+    pub fn run_streaming(
+        &self,
+        cmd: Command,
+        stdin: Option<Vec<u8>>,
+        sink: process::Sink<'_>,
+    ) -> Result<bool, GitError> {
+        let limits = Limits::new(self.deadline, self.stdout_cap);
+        Ok(process::run_streaming(cmd, stdin, limits, sink)?.stopped)
     }
 
     /// Shorthand: hardened command in `cwd` with `args`, run to completion.

@@ -35,8 +35,8 @@ use std::path::Path;
 
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{
-    self, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity, join,
-    with_runner,
+    self, LeftOut, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity,
+    join, with_runner,
 };
 use crate::git::{Git, GitError, Repo, attributes};
 use crate::pipeline::select::Attributes;
@@ -50,6 +50,9 @@ pub struct Turn {
     pub attributes: Attributes,
     /// How the diff was made.
     pub way: Way,
+    /// Paths past the read bounds that selection excludes by name, not looked at (see
+    /// [`snapshot::Bounds`]).
+    pub dropped: u64,
 }
 
 /// Most bytes of paths handed to git as arguments; more take the whole way (a command line
@@ -92,6 +95,18 @@ pub fn changes_since(
     base: &Snapshot,
 ) -> Result<Turn, GitError> {
     with_runner(git, repo, store, |run| {
+        // What the baseline listed without reading, past its bounds, is read back from beside
+        // its index: the Stop compares those files' metadata, never reads them.
+        let loaded;
+        let base = if base.unread > 0 {
+            let mut full = base.clone();
+            full.oversized
+                .extend(snapshot::load_unread(run, base.unread)?);
+            loaded = full;
+            &loaded
+        } else {
+            base
+        };
         // The private index is the baseline's while it is the file the baseline came from (an
         // earlier Stop of this prompt that died after restaging changed it).
         let deferred = base.tree_deferred();
@@ -119,19 +134,22 @@ pub fn changes_since(
         let ask = index_is_baseline && staging_ignores_index(repo);
         let (scan, index_names_attributes) = std::thread::scope(|scope| {
             let names = ask.then(|| scope.spawn(|| index_may_name_gitattributes(&run.dirs.index)));
-            let scan = snapshot::scan(run, options);
+            let scan = snapshot::scan(run, options, &base.oversized);
             let names = names.is_none_or(|job| job.join().unwrap_or(true));
             (scan, names)
         });
         let scan = scan?;
 
         // Every path the diff can name: what the walk found, and what was too large to
-        // stage now or at the baseline.
+        // stage now or at the baseline. (Files left out past the bounds are many and mostly
+        // unchanged: the few that changed are looked up at the end, with any other path
+        // missing here.)
         let mut paths: Vec<Vec<u8>> = scan.staged_paths().map(<[u8]>::to_vec).collect();
         paths.extend(
             scan.oversized
                 .iter()
                 .chain(&base.oversized)
+                .filter(|f| f.reason == LeftOut::Size)
                 .map(|f| f.path.clone()),
         );
         paths.sort();
@@ -183,6 +201,7 @@ pub fn changes_since(
                 let base = Snapshot {
                     tree,
                     oversized: base.oversized.clone(),
+                    unread: 0,
                 };
                 diff_by(way, git, repo, store, run, &base, &scan)
             });
@@ -212,6 +231,7 @@ pub fn changes_since(
             changes,
             attributes,
             way,
+            dropped: scan.dropped,
         })
     })
 }
@@ -272,6 +292,7 @@ fn files_way(
             changes: changes?,
             attributes: attributes?,
             way: Way::Files,
+            dropped: scan.dropped,
         })
     })
 }

@@ -30,6 +30,7 @@ pub enum Class {
     GitMissing,
     GitTimeout,
     GitOutputTooLarge,
+    TooManyFiles,
     GitFailed,
     GitUnexpectedOutput,
     ConfigInvalid,
@@ -59,6 +60,7 @@ impl Class {
             Class::GitMissing => "git_missing",
             Class::GitTimeout => "git_timeout",
             Class::GitOutputTooLarge => "git_output_too_large",
+            Class::TooManyFiles => "too_many_files",
             Class::GitFailed => "git_failed",
             Class::GitUnexpectedOutput => "git_unexpected_output",
             Class::ConfigInvalid => "config_invalid",
@@ -137,6 +139,9 @@ impl Class {
             }
             Class::UserConfigInvalid => {
                 "fix the user setting `jev-preflight doctor` names (the user config file, a JEV_PREFLIGHT_* variable or a plugin option)"
+            }
+            Class::TooManyFiles => {
+                "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`"
             }
             Class::MissingKey => {
                 "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the built-in scorer with JEV_PREFLIGHT_SCORER=local"
@@ -218,6 +223,7 @@ impl From<&GitError> for Class {
             GitError::Process(ProcessError::TooLarge { .. }) => Class::GitOutputTooLarge,
             GitError::Process(_) => Class::GitFailed,
             GitError::Parse { .. } => Class::GitUnexpectedOutput,
+            GitError::TooManyFiles { .. } => Class::TooManyFiles,
             GitError::Io { .. } | GitError::UnsafeStore { .. } => Class::StoreIo,
         }
     }

@@ -11,11 +11,13 @@
 //! touches the network except through [`effects::Effects`].
 
 pub mod answer;
+pub mod budget;
 pub mod effects;
 pub mod event;
 pub mod failure;
 pub mod prompt;
 pub mod prompt_state;
+pub mod remember;
 pub mod session_end;
 pub mod stop;
 #[cfg(test)]

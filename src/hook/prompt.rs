@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use crate::config::{self, Frozen, Mode};
-use crate::git::snapshot::{PrivateStore, SnapshotOptions};
+use crate::git::snapshot::PrivateStore;
 use crate::git::{Discovery, Remembered};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
@@ -88,10 +88,7 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
         prompt: prompt.snapshot_dir(),
         tree_cache: store.repo_cache(&repo.common_dir)?,
     };
-    let options = SnapshotOptions {
-        untracked_cap: frozen.untracked_max_bytes,
-        ..SnapshotOptions::default()
-    };
+    let options = frozen.snapshot_options();
     let baseline = match ctx.effects.baseline(&git, &repo, &private, &options) {
         Ok(b) => b,
         Err(e) => {
@@ -117,6 +114,7 @@ pub fn submit(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
+        asked: Vec::new(),
     };
     // Not synced: the content objects the baseline names are not synced either, and a state
     // lost in a power cut only makes the Stop find no baseline (fail open).

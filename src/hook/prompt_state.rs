@@ -42,4 +42,8 @@ pub struct PromptState {
     pub scored: Vec<String>,
     pub continuations: u32,
     pub created_unix: u64,
+    /// The hunks the continuation asked about, remembered when the prompt ends if the turn
+    /// after it left them as they were ([`crate::hook::remember`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<crate::hook::remember::Asked>,
 }

@@ -5,12 +5,14 @@ use serde_json::json;
 
 use crate::config::{self, Mode};
 use crate::git::Discovery;
-use crate::git::snapshot::{PrivateStore, SnapshotOptions};
+use crate::git::snapshot::PrivateStore;
 use crate::hook::answer::{self, Finding};
+use crate::hook::budget::{self, Scored};
 use crate::hook::effects::Checkpoint;
 use crate::hook::event::Event;
 use crate::hook::failure::{Class, Failure};
 use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
+use crate::hook::remember;
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
 use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_IDS};
@@ -18,10 +20,14 @@ use crate::pipeline::payload::{self, Outcome, SkipReason};
 use crate::pipeline::redact::Redactor;
 use crate::pipeline::select::Selector;
 use crate::scorer::ScorerKind;
-use crate::state::PromptStore;
+use crate::state::{PromptStore, SessionStore};
 
 /// Outcome of a Stop that found no baseline for its prompt.
 pub const NO_BASELINE: &str = "no baseline";
+/// Outcome of a Stop whose every selected axis the agent was already asked about.
+pub const ALREADY_LOOKED_AT: &str = "already looked at";
+/// Outcome of a Stop not scored because a remote limit was reached and the user chose `skip`.
+pub const BUDGET_SKIPPED: &str = "remote budget reached; skipped";
 
 /// Told to the user when the agent (or anyone) edited the repo config during the turn.
 pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
@@ -89,7 +95,9 @@ pub fn stop(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     let config_changed = config::repo_config_hash(&state.repo_top)
         .map(|h| h != state.config_hash)
         .unwrap_or(true);
-    let result = evaluate(ctx, event, &prompt, &private, &mut state, &mut clock);
+    let result = evaluate(
+        ctx, event, &session, &prompt, &private, &mut state, &mut clock,
+    );
     if state.phase == Phase::Baseline {
         finish(ctx, &prompt, &private, &mut state);
     }
@@ -109,6 +117,7 @@ pub fn stop(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
 fn evaluate(
     ctx: &Context<'_>,
     event: &Event,
+    session: &SessionStore,
     prompt: &PromptStore,
     private: &PrivateStore,
     state: &mut PromptState,
@@ -129,10 +138,7 @@ fn evaluate(
         _ => return Ok(Reply::quiet("repository is gone")),
     };
     clock.lap("prepare");
-    let options = SnapshotOptions {
-        untracked_cap: frozen.untracked_max_bytes,
-        ..SnapshotOptions::default()
-    };
+    let options = frozen.snapshot_options();
     // What the pure stages need besides the diff — the path selector (its globs) and the
     // redactor (its keyword automaton), a few ms of CPU — is built on a second thread while
     // git works, instead of after it.
@@ -152,6 +158,7 @@ fn evaluate(
     let selector = selector?;
     let changed = turn.changes.len();
     let way = turn.way.name();
+    let large = LargeTurn::of(&turn);
     let selection = pipeline::select(turn.changes, &selector, &turn.attributes);
     clock.lap("select");
     let outcome = payload::build(&selection.kept, &redactor, &frozen.size_policy());
@@ -193,13 +200,37 @@ fn evaluate(
     }
     effects.checkpoint(Checkpoint::HashSaved);
 
-    // Score with the scorer the user chose, then pick the axes.
-    let scorer = effects.scorer(&user.scorer)?;
-    let thresholds = frozen.thresholds(scorer.default_thresholds());
-    let budget = frozen.scorer_budget(ctx.scorer_budget);
-    let verdict = pipeline::judge(&payload, &*scorer, &thresholds, budget)?;
+    // Score under the remote budget, then drop the axes the agent already looked at.
+    let tag = session.tag();
+    let mut notice = None;
+    let scored = budget::score(ctx, session, &tag, &user, &frozen, &payload, &mut notice)?;
+    let spent = scored.log();
+    let mut verdict = match scored {
+        Scored::Chosen { verdict, .. } | Scored::Fallback { verdict, .. } => verdict,
+        Scored::Skipped { .. } => {
+            let mut reply = Reply {
+                log: Some(json!({"budget": spent, "files": payload.files.len(), "diff": way})),
+                ..Reply::quiet(BUDGET_SKIPPED)
+            };
+            reply.answer.messages.extend(notice);
+            return Ok(reply);
+        }
+    };
     effects.checkpoint(Checkpoint::Scored);
     clock.lap("score");
+    let now = unix(ctx.now());
+    let remembered = match state.tree_cache.parent() {
+        Some(dir) => remember::recall(
+            dir,
+            &tag,
+            now,
+            frozen.memory_days,
+            &payload,
+            &verdict.scores,
+            &mut verdict.selected,
+        ),
+        None => Vec::new(),
+    };
     let (scores, selected) = (&verdict.scores, &verdict.selected);
     let log = json!({
         "scorer": verdict.scorer,
@@ -214,11 +245,24 @@ fn evaluate(
         "mode": frozen.mode,
         "diff": way,
     });
+    let mut log = large.annotate(log, payload.omitted.len());
+    if let Some(spent) = spent {
+        log["budget"] = spent;
+    }
+    if !remembered.is_empty() {
+        log["remembered"] = json!(remembered);
+    }
     if selected.is_empty() {
-        return Ok(Reply {
+        let mut reply = Reply {
             log: Some(log),
-            ..Reply::quiet("below threshold")
-        });
+            ..Reply::quiet(if remembered.is_empty() {
+                "below threshold"
+            } else {
+                ALREADY_LOOKED_AT
+            })
+        };
+        reply.answer.messages.extend(notice);
+        return Ok(reply);
     }
 
     // Answer.
@@ -226,6 +270,7 @@ fn evaluate(
         log: Some(log),
         ..Reply::default()
     };
+    reply.answer.messages.extend(notice);
     match frozen.mode {
         Mode::Off => reply.outcome = "mode off",
         Mode::Report => {
@@ -246,6 +291,7 @@ fn evaluate(
             let form = event.host.form(frozen.answer, event.prompt_id.is_some());
             // The count is saved before the answer exists: a crash from here on can lose the
             // continuation, never repeat it.
+            state.asked = remember::asked(&state.repo_top, &tag, &payload, scores, selected);
             state.phase = Phase::Continued;
             state.continuations += 1;
             state.baseline = None;
@@ -260,6 +306,37 @@ fn evaluate(
     Ok(reply)
 }
 
+/// How much of a turn was not looked at whole, for the decision log (absent when all was).
+struct LargeTurn {
+    /// Changes whose content was never read (past the snapshot's read bounds).
+    unread: usize,
+    /// Paths the walk did not keep (excluded by name, past the read bounds).
+    dropped: u64,
+}
+
+impl LargeTurn {
+    fn of(turn: &crate::git::turn::Turn) -> LargeTurn {
+        LargeTurn {
+            unread: turn.changes.iter().filter(|c| c.unread).count(),
+            dropped: turn.dropped,
+        }
+    }
+
+    /// `log` with `unread`, `dropped` and `omitted` (files the payload left out) where not 0.
+    fn annotate(&self, mut log: serde_json::Value, omitted: usize) -> serde_json::Value {
+        for (key, n) in [
+            ("unread", self.unread as u64),
+            ("dropped", self.dropped),
+            ("omitted", omitted as u64),
+        ] {
+            if n > 0 {
+                log[key] = json!(n);
+            }
+        }
+        log
+    }
+}
+
 /// Ends a prompt: content removed, a content-free tombstone kept so duplicates stay no-ops.
 pub(crate) fn finish(
     ctx: &Context<'_>,
@@ -269,6 +346,13 @@ pub(crate) fn finish(
 ) {
     let _ = ctx.effects.purge(private);
     let _ = crate::state::remove_entry(&prompt.snapshot_dir());
+    // The turn after a continuation has ended: what it left as it was is remembered.
+    if state.phase == Phase::Continued
+        && let Some(dir) = state.tree_cache.parent()
+    {
+        remember::confirm(dir, &state.repo_top, &state.asked, unix(ctx.now()));
+    }
+    state.asked.clear();
     state.phase = Phase::Finished;
     state.baseline = None;
     // Not synced: losing the tombstone in a power cut leaves the last synced state, whose
@@ -276,6 +360,12 @@ pub(crate) fn finish(
     if prompt.write_state_unsynced(state).is_err() {
         let _ = prompt.remove();
     }
+}
+
+fn unix(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// The stages a Stop's decision-log entry times (`ms`), in the order they run.

@@ -63,6 +63,7 @@ impl Scorer for FakeScorer {
                 line: Some(3),
                 note: "removed a check".into(),
             }],
+            tokens: None,
         })
     }
 }
@@ -109,6 +110,7 @@ impl Effects for Fake {
         Ok(Snapshot {
             tree: work,
             oversized: vec![],
+            unread: 0,
         })
     }
     fn purge(&self, store: &PrivateStore) -> Result<(), GitError> {
@@ -144,9 +146,11 @@ impl Effects for Fake {
                 )
                 .into_bytes(),
                 oversized: None,
+                unread: false,
             }],
             attributes: Attributes::default(),
             way: crate::git::turn::Way::Whole,
+            dropped: 0,
         })
     }
     fn scorer(

@@ -9,8 +9,10 @@
 //! The scorer is the one call that may reach out, and it is a trait object the caller chose.
 
 pub mod axes;
+pub mod hunks;
 pub mod paths;
 pub mod payload;
+pub mod priority;
 pub mod redact;
 pub mod select;
 pub mod threshold;

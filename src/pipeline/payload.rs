@@ -6,15 +6,18 @@
 //! payload does not depend on the order changes arrive in. The payload is the compact JSON
 //! `{"format":"unified_diff","files":[…],"diff":"…"}`; its hash is the SHA-256 of exactly
 //! those bytes. When the JSON is over the size cap, the partial policy keeps whole files by
-//! priority (source, then tests, then config and the rest; smaller first) and ends the diff
-//! with a marker naming what was left out; the skip policy drops the turn.
+//! priority ([`crate::pipeline::priority`]: ordinary changes before new files that came in
+//! bulk before files whose content was never read; within each, source, then tests, then
+//! config and the rest; smaller first) and ends the diff with a marker naming what was left
+//! out — every name when they fit, else the count per top-level directory, else as many names
+//! as fit and a count; the skip policy drops the turn.
 
 use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
 use crate::git::diff::{Change, Status};
-use crate::pipeline::paths::is_test_path;
+use crate::pipeline::priority::{self, Class, Tier};
 use crate::pipeline::redact::{RedactionReport, Redactor};
 
 /// Default cap on the canonical payload, in bytes.
@@ -89,13 +92,9 @@ struct Canonical<'a> {
 /// The first line of the partial-payload marker; scorers and the agent can look for it.
 pub const PARTIAL_MARKER: &str = "# jev-preflight: partial diff";
 
-/// How important a file is to keep when the payload must shrink.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Class {
-    Source,
-    Test,
-    Other,
-}
+/// What a file whose content was never read says in the payload.
+pub const UNREAD_NOTE: &str =
+    "content not read: this turn changed more files than one look reads, and this one came later";
 
 /// One file's contribution to the payload.
 #[derive(Debug, Clone)]
@@ -103,6 +102,7 @@ struct Section {
     path: String,
     old_path: Option<String>,
     text: String,
+    tier: Tier,
     class: Class,
     /// Bytes this section adds to the JSON: its escaped text plus its escaped path entry.
     cost: usize,
@@ -114,9 +114,23 @@ pub fn build(kept: &[Change], redactor: &Redactor, policy: &SizePolicy) -> Outco
         return Outcome::Empty;
     }
     let mut report = RedactionReport::default();
+    let bulk = priority::bulk(
+        kept.iter()
+            .filter(|c| c.status == Status::Added)
+            .map(|c| c.path.as_slice()),
+    );
     let mut sections: Vec<Section> = kept
         .iter()
-        .map(|change| section(change, redactor, &mut report))
+        .map(|change| {
+            let tier = if change.unread {
+                Tier::Unread
+            } else if bulk.contains(change.path.as_slice()) {
+                Tier::Bulk
+            } else {
+                Tier::Ordinary
+            };
+            section(change, tier, redactor, &mut report)
+        })
         .collect();
     sections.sort_by(|a, b| (&a.path, &a.old_path, &a.text).cmp(&(&b.path, &b.old_path, &b.text)));
     let all: Vec<usize> = (0..sections.len()).collect();
@@ -143,7 +157,7 @@ fn partial(sections: &[Section], max_bytes: usize, report: &RedactionReport) -> 
     let mut order: Vec<usize> = (0..sections.len()).collect();
     order.sort_by(|&a, &b| {
         let (x, y) = (&sections[a], &sections[b]);
-        (x.class, x.cost, &x.path).cmp(&(y.class, y.cost, &y.path))
+        (x.tier, x.class, x.cost, &x.path).cmp(&(y.tier, y.class, y.cost, &y.path))
     });
     let base = base_len();
     let mut included: Vec<usize> = Vec::new();
@@ -164,6 +178,23 @@ fn partial(sections: &[Section], max_bytes: usize, report: &RedactionReport) -> 
     }
     if included.is_empty() {
         return None;
+    }
+    // Files whose content was never read say little each: when they take the room the count
+    // of omitted files per top-level directory needs, that count goes in their place.
+    let omitted = omitted_of(sections, &included);
+    if !omitted.is_empty() {
+        // The directories of the files given up can only add lines: a margin covers them.
+        let want = escaped_len(&directory_marker(sections, &omitted)) + 256;
+        while max_bytes.saturating_sub(used) < want
+            && included
+                .last()
+                .is_some_and(|&i| sections[i].tier == Tier::Unread)
+            && included.len() > 1
+        {
+            if let Some(i) = included.pop() {
+                used -= sections[i].cost + 1;
+            }
+        }
     }
     // The exact assembly is the authority: drop the least important file until it fits.
     loop {
@@ -206,16 +237,13 @@ fn short_marker(omitted: usize) -> String {
 }
 
 /// The marker naming the omitted files, as long as fits in `room` escaped bytes: all names,
-/// else as many as fit and a count of the rest, else only the count.
+/// else the count per top-level directory, else as many names as fit and a count of the rest,
+/// else only the count.
 fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String> {
     if omitted.is_empty() {
         return Some(String::new());
     }
-    let head = format!(
-        "{PARTIAL_MARKER}: {} of {} files left out to stay within the size limit\n",
-        omitted.len(),
-        sections.len()
-    );
+    let head = marker_head(sections, omitted);
     let mut names: Vec<String> = omitted
         .iter()
         .map(|&i| format!("#   {}\n", one_line(&sections[i].path)))
@@ -226,6 +254,13 @@ fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String
     let all: usize = head_len + lens.iter().sum::<usize>();
     if all <= room {
         return Some(head + &names.concat());
+    }
+    // Too many names: how many files each top-level directory lost, when that fits.
+    if per_top_directory(sections, omitted).len() < names.len() {
+        let by_dir = directory_marker(sections, omitted);
+        if escaped_len(&by_dir) <= room {
+            return Some(by_dir);
+        }
     }
     // Fewer names plus a count: the most names whose lines and the count line still fit.
     let mut used = head_len;
@@ -244,6 +279,40 @@ fn marker(sections: &[Section], omitted: &[usize], room: usize) -> Option<String
     }
     let short = short_marker(omitted.len());
     (escaped_len(&short) <= room).then_some(short)
+}
+
+/// The marker that counts the omitted files per top-level directory.
+fn directory_marker(sections: &[Section], omitted: &[usize]) -> String {
+    let mut text = marker_head(sections, omitted);
+    for (dir, n) in per_top_directory(sections, omitted) {
+        let files = if n == 1 { "file" } else { "files" };
+        let _ = writeln!(text, "#   {} ({n} {files})", one_line(dir));
+    }
+    text
+}
+
+/// The marker's first line.
+fn marker_head(sections: &[Section], omitted: &[usize]) -> String {
+    format!(
+        "{PARTIAL_MARKER}: {} of {} files left out to stay within the size limit\n",
+        omitted.len(),
+        sections.len()
+    )
+}
+
+/// The omitted files counted by top-level directory (`dir/`), or by name at the top level,
+/// in path order.
+fn per_top_directory<'a>(sections: &'a [Section], omitted: &[usize]) -> Vec<(&'a str, usize)> {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for &i in omitted {
+        let path = sections[i].path.as_str();
+        let top = match path.find('/') {
+            Some(at) => &path[..=at],
+            None => path,
+        };
+        *counts.entry(top).or_default() += 1;
+    }
+    counts.into_iter().collect()
 }
 
 /// Builds the payload for the chosen sections and the marker for the rest; `None` when the
@@ -296,7 +365,12 @@ fn assemble(
 }
 
 /// One change as diff text, redacted.
-fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -> Section {
+fn section(
+    change: &Change,
+    tier: Tier,
+    redactor: &Redactor,
+    report: &mut RedactionReport,
+) -> Section {
     let path = redact_path(&change.path, redactor, report);
     let old_path = change
         .old_path
@@ -304,6 +378,8 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
         .map(|p| redact_path(p, redactor, report));
     let metadata = if change.binary {
         Some("binary file, content not included".to_owned())
+    } else if change.unread {
+        Some(UNREAD_NOTE.to_owned())
     } else {
         change
             .oversized
@@ -327,7 +403,7 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
             redactor.redact(&normalized, report).into_owned()
         }
     };
-    let class = classify(&path);
+    let class = priority::classify(&path);
     // Text, the path's entry in `files`, and for a rename the old path's entry and its comma
     // (an upper bound: equal paths are listed once).
     let cost = escaped_len(&text)
@@ -338,6 +414,7 @@ fn section(change: &Change, redactor: &Redactor, report: &mut RedactionReport) -
         path,
         old_path,
         text,
+        tier,
         class,
         cost,
     }
@@ -385,30 +462,6 @@ fn one_line(path: &str) -> String {
         .collect()
 }
 
-const SOURCE_EXTENSIONS: &[&str] = &[
-    "rs", "go", "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "java", "kt",
-    "kts", "scala", "swift", "m", "mm", "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "cs",
-    "fs", "vb", "rb", "php", "pl", "pm", "lua", "dart", "ex", "exs", "erl", "hrl", "hs", "ml",
-    "mli", "clj", "cljs", "elm", "r", "jl", "sh", "bash", "zsh", "fish", "ps1", "sql", "vue",
-    "svelte", "groovy", "tf", "proto", "graphql", "gql", "sol", "zig", "nim", "cr", "v", "f90",
-    "asm", "s", "cu", "metal", "wgsl", "glsl", "hlsl",
-];
-
-/// Source before tests before everything else (config, docs, data).
-fn classify(path: &str) -> Class {
-    let lower = path.to_ascii_lowercase();
-    let name = lower.rsplit('/').next().unwrap_or(&lower);
-    if is_test_path(path) {
-        return Class::Test;
-    }
-    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-    if SOURCE_EXTENSIONS.contains(&ext) {
-        Class::Source
-    } else {
-        Class::Other
-    }
-}
-
 /// Bytes `s` takes inside a JSON string, quotes excluded.
 fn escaped_len(s: &str) -> usize {
     json_len(&s) - 2
@@ -431,25 +484,6 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn classes_order_source_tests_other() {
-        for (path, class) in [
-            ("src/lib.rs", Class::Source),
-            ("cmd/main.go", Class::Source),
-            ("pkg/server_test.go", Class::Test),
-            ("tests/it/main.rs", Class::Test),
-            ("app/__tests__/a.js", Class::Test),
-            ("web/button.test.tsx", Class::Test),
-            ("src/test/java/FooTest.java", Class::Test),
-            ("test_api.py", Class::Test),
-            ("config.yaml", Class::Other),
-            ("README.md", Class::Other),
-            ("Cargo.toml", Class::Other),
-        ] {
-            assert_eq!(classify(path), class, "{path}");
-        }
-    }
 
     #[test]
     fn escaped_len_counts_json_escapes() {

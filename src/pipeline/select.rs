@@ -357,6 +357,16 @@ impl Selector {
         Some(self.builtin_reasons[first])
     }
 
+    /// Whether the path rules alone — the user's globs and the built-in names, with no
+    /// attributes and no build output trees known — exclude `raw` from scoring.
+    pub fn excludes_by_path(&self, raw: &[u8]) -> bool {
+        let path = String::from_utf8_lossy(raw);
+        match self.user_verdict(&path) {
+            Some((excluded, _)) => excluded,
+            None => self.builtin_reason(&path).is_some(),
+        }
+    }
+
     /// Why `path` is excluded by path alone (attributes, globs, output trees), if it is.
     fn path_reason(
         &self,

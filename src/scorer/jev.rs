@@ -211,7 +211,8 @@ struct Criteria {
 }
 
 /// Validates a reply: one JSON object, nothing after it, `answers.<axis>.noul` a finite
-/// number in \[0, 1\] for every axis. Extra fields are ignored; a string `model` is recorded.
+/// number in \[0, 1\] for every axis. Extra fields are ignored; a string `model` is recorded,
+/// and so are the tokens a `usage` object reports.
 /// Error texts name the offending field only, never the reply's content.
 pub fn parse_reply(body: &[u8]) -> Result<Scores, ScoreError> {
     if body.len() > MAX_REPLY_BYTES {
@@ -260,6 +261,7 @@ pub fn parse_reply(body: &[u8]) -> Result<Scores, ScoreError> {
         values,
         model,
         evidence: Vec::new(),
+        tokens: crate::scorer::usage_tokens(&reply),
     })
 }
 

@@ -30,6 +30,25 @@ pub struct Scores {
     /// The model the backend reports having used, when it says.
     pub model: Option<String>,
     pub evidence: Vec<Evidence>,
+    /// Tokens the backend reported using, when its replies carry `usage` (remote scorers;
+    /// counted against the user's token budget).
+    pub tokens: Option<u64>,
+}
+
+/// The tokens a reply's `usage` reports: `total_tokens`, else the sum of its input and
+/// output counts (`prompt_tokens`/`completion_tokens` or `input_tokens`/`output_tokens`).
+/// `None` when it reports none in a form we read.
+pub fn usage_tokens(reply: &serde_json::Value) -> Option<u64> {
+    let usage = reply.get("usage")?;
+    let n = |key: &str| usage.get(key).and_then(serde_json::Value::as_u64);
+    n("total_tokens").or_else(|| {
+        let input = n("prompt_tokens").or_else(|| n("input_tokens"));
+        let output = n("completion_tokens").or_else(|| n("output_tokens"));
+        match (input, output) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        }
+    })
 }
 
 /// A typed scorer failure. Each variant carries what failed, never pre-formatted prose and
@@ -171,6 +190,16 @@ impl ScorerKind {
         }
     }
 
+    /// The name the backend of this kind reports as (`auto` before it is resolved: `local`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScorerKind::Jev => "jev",
+            ScorerKind::OpenAi => "openai",
+            ScorerKind::Command => "command",
+            ScorerKind::Local | ScorerKind::Auto => "local",
+        }
+    }
+
     /// The kind `auto` stands for under `settings`; other kinds are themselves.
     pub fn resolve(self, settings: &ScorerSettings) -> ScorerKind {
         match self {
@@ -265,6 +294,29 @@ mod tests {
             kind,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn usage_is_read_in_the_forms_apis_send() {
+        use serde_json::json;
+        assert_eq!(
+            usage_tokens(&json!({"usage": {"total_tokens": 12}})),
+            Some(12)
+        );
+        assert_eq!(
+            usage_tokens(&json!({"usage": {"prompt_tokens": 10, "completion_tokens": 1}})),
+            Some(11)
+        );
+        assert_eq!(
+            usage_tokens(&json!({"usage": {"input_tokens": 7, "output_tokens": 2}})),
+            Some(9)
+        );
+        assert_eq!(
+            usage_tokens(&json!({"usage": {"input_tokens": 7}})),
+            Some(7)
+        );
+        assert_eq!(usage_tokens(&json!({"usage": {"total_tokens": "x"}})), None);
+        assert_eq!(usage_tokens(&json!({"answers": {}})), None);
     }
 
     #[test]

@@ -100,13 +100,8 @@ impl OpenAiScorer {
         })
     }
 
-    /// P(yes) for one axis, and the model the server reports.
-    fn ask(
-        &self,
-        axis: &Axis,
-        payload: &Payload,
-        deadline: Instant,
-    ) -> Result<(f64, Option<String>), ScoreError> {
+    /// P(yes) for one axis, the model the server reports, and the tokens it reports using.
+    fn ask(&self, axis: &Axis, payload: &Payload, deadline: Instant) -> Result<Asked, ScoreError> {
         let question = question_text(axis, payload);
         let first = json!({
             "model": self.model,
@@ -121,8 +116,9 @@ impl OpenAiScorer {
         });
         let reply = self.post(&first, deadline)?;
         let model = reported_model(&reply);
+        let tokens = crate::scorer::usage_tokens(&reply);
         if let Some(p) = yes_from_logprobs(&reply) {
-            return Ok((p, model));
+            return Ok((p, model, tokens));
         }
         let second = json!({
             "model": self.model,
@@ -136,7 +132,11 @@ impl OpenAiScorer {
         });
         let reply = self.post(&second, deadline)?;
         let p = yes_from_json_answer(&reply)?;
-        Ok((p, model.or_else(|| reported_model(&reply))))
+        let tokens = match (tokens, crate::scorer::usage_tokens(&reply)) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        Ok((p, model.or_else(|| reported_model(&reply)), tokens))
     }
 }
 
@@ -147,7 +147,7 @@ impl Scorer for OpenAiScorer {
 
     fn score(&self, payload: &Payload, budget: Duration) -> Result<Scores, ScoreError> {
         let deadline = Instant::now() + budget;
-        let results: Vec<Result<(f64, Option<String>), ScoreError>> = std::thread::scope(|s| {
+        let results: Vec<Result<Asked, ScoreError>> = std::thread::scope(|s| {
             let handles: Vec<_> = axes()
                 .iter()
                 .map(|axis| s.spawn(move || self.ask(axis, payload, deadline)))
@@ -167,10 +167,14 @@ impl Scorer for OpenAiScorer {
         let key = self.key.as_ref().map(ApiKey::expose);
         let mut values = [0.0; AXIS_COUNT];
         let mut model = None;
+        let mut tokens: Option<u64> = None;
         for (i, result) in results.into_iter().enumerate() {
-            let (p, m) = result.map_err(|e| scrub(e, key, budget))?;
+            let (p, m, t) = result.map_err(|e| scrub(e, key, budget))?;
             values[i] = p;
             model = model.or(m);
+            if let Some(t) = t {
+                tokens = Some(tokens.unwrap_or(0).saturating_add(t));
+            }
         }
         Ok(Scores {
             values,
@@ -179,9 +183,13 @@ impl Scorer for OpenAiScorer {
                 None => m,
             }),
             evidence: Vec::new(),
+            tokens,
         })
     }
 }
+
+/// One axis asked: P(yes), the model the server reported, the tokens it reported using.
+type Asked = (f64, Option<String>, Option<u64>);
 
 fn scrub(e: ScoreError, key: Option<&str>, budget: Duration) -> ScoreError {
     match (e.against_budget(budget), key) {

@@ -12,7 +12,10 @@
 //! <data>/.jev-preflight-store          ownership marker
 //! <data>/decisions.jsonl               last decisions, no diff content
 //! <data>/repos/<h(repo)>/trees/        per-repository tree-object cache (snapshot engine)
-//! <data>/sessions/<h(session)>/        lock, seq, notices, repo.json (last discovery)
+//! <data>/repos/<h(repo)>/memory.json   findings already looked at (fingerprints, no content)
+//! <data>/spend.log                     remote scorers' requests and tokens (no content)
+//! <data>/sessions/<h(session)>/        lock, seq, notices, repo.json (last discovery),
+//!                                      scores.json (remote scores by payload hash)
 //! <data>/sessions/<h(session)>/prompts/<h(prompt)>/   lock, state.json, snap/
 //! <data>/install/<h(settings path)>/   what `install` keeps to undo itself
 //! ```
@@ -22,7 +25,9 @@
 //! ("someone else is on it"), never a wait, and the kernel drops a lock when its holder dies,
 //! so a crash never leaves a stale lock behind.
 
+pub mod budget;
 pub mod fs;
+pub mod memory;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -44,6 +49,9 @@ pub const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
 pub const STALE_REPO_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
 /// How often the age sweep runs, and how stale a "used" stamp may get before it is renewed.
 pub const STAMP_REFRESH: Duration = Duration::from_secs(3600);
+/// Payloads whose remote scores a session keeps (see [`SessionStore::cache_scores`]).
+pub const SCORES_KEPT: usize = 64;
+const SCORES_MAX_BYTES: u64 = 256 * 1024;
 /// Entries kept in the decision log.
 const DECISIONS_KEPT: usize = 200;
 /// Size past which the decision log is trimmed to its last `DECISIONS_KEPT` entries (an entry
@@ -176,11 +184,18 @@ impl Store {
         &self.root
     }
 
+    /// The directory of the repository whose common dir is `common_dir` (not created): its
+    /// tree cache and its memory ([`memory`]) live there.
+    pub fn repo_dir(&self, common_dir: &Path) -> PathBuf {
+        self.root
+            .join("repos")
+            .join(key("repo", &common_dir.to_string_lossy()))
+    }
+
     /// The per-repository tree cache for the repository whose common dir is `common_dir`.
     pub fn repo_cache(&self, common_dir: &Path) -> Result<PathBuf, StoreError> {
-        let repos = self.root.join("repos");
-        ensure_dir(&repos)?;
-        let dir = repos.join(key("repo", &common_dir.to_string_lossy()));
+        ensure_dir(&self.root.join("repos"))?;
+        let dir = self.repo_dir(common_dir);
         ensure_dir(&dir)?;
         // The stamp only has to be younger than `STALE_REPO_AGE`: refresh it when it is
         // older than `STAMP_REFRESH`, not on every prompt.
@@ -354,6 +369,15 @@ impl SessionStore {
         &self.dir
     }
 
+    /// The short name the decision log, the memory and the spend ledger know the session by:
+    /// the first 12 hex digits of its directory's name (a hash of its id).
+    pub fn tag(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().chars().take(12).collect())
+            .unwrap_or_default()
+    }
+
     pub fn ensure(&self) -> Result<(), StoreError> {
         if let Some(parent) = self.dir.parent() {
             ensure_dir(parent)?;
@@ -428,6 +452,42 @@ impl SessionStore {
         out.push('\n');
         write_unsynced(&path, out.as_bytes())?;
         Ok(true)
+    }
+
+    /// What [`SessionStore::cache_scores`] saved for the payload whose hash is `hash`.
+    pub fn cached_scores(&self, hash: &str) -> Option<serde_json::Value> {
+        let bytes = read_file(&self.dir.join("scores.json"), SCORES_MAX_BYTES)
+            .ok()
+            .flatten()?;
+        let cache: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        cache
+            .as_array()?
+            .iter()
+            .find(|e| e.get("hash").and_then(|h| h.as_str()) == Some(hash))
+            .and_then(|e| e.get("scores"))
+            .cloned()
+    }
+
+    /// Keeps `scores` for the payload whose hash is `hash`, so that the session never sends
+    /// the same payload twice; the last [`SCORES_KEPT`] payloads are kept. Not synced, and
+    /// skipped when another process holds the session: a lost entry costs one request.
+    pub fn cache_scores(&self, hash: &str, scores: serde_json::Value) -> Result<(), StoreError> {
+        let _lock = self.lock()?;
+        let path = self.dir.join("scores.json");
+        let mut cache: Vec<serde_json::Value> = read_file(&path, SCORES_MAX_BYTES)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        cache.retain(|e| e.get("hash").and_then(|h| h.as_str()) != Some(hash));
+        cache.push(serde_json::json!({"hash": hash, "scores": scores}));
+        let skip = cache.len().saturating_sub(SCORES_KEPT);
+        cache.drain(..skip);
+        let bytes = serde_json::to_vec(&cache).map_err(|e| StoreError::Corrupt {
+            path: path.clone(),
+            detail: e.to_string(),
+        })?;
+        write_unsynced(&path, &bytes)
     }
 
     /// Every prompt directory of this session.

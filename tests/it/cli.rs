@@ -963,6 +963,7 @@ fn completions_man_page_and_help() {
         "hook",
         "eval",
         "status",
+        "forget",
         "doctor",
         "install",
         "uninstall",

@@ -260,6 +260,42 @@ fn a_bad_scorer_choice_names_the_place_that_set_it() {
 }
 
 #[test]
+fn a_bad_memory_or_budget_setting_names_the_place_that_set_it() {
+    let repo = repo();
+    for (var, value) in [
+        ("JEV_PREFLIGHT_MEMORY_DAYS", "31"),
+        ("JEV_PREFLIGHT_REMOTE_MAX_PER_DAY", "lots"),
+        ("JEV_PREFLIGHT_OVER_BUDGET", "wait"),
+    ] {
+        let env = HookEnv::new().var(var, value);
+        let report = same_verdict(
+            &env,
+            &repo,
+            "user config",
+            "user_config_invalid",
+            &format!("the environment variable `{var}`"),
+        );
+        assert!(!report.contains("user config file"), "{report}");
+    }
+    for setting in [
+        r#"{"memoryDays": 99}"#,
+        r#"{"remoteMaxPerSession": 2000000}"#,
+    ] {
+        let env = HookEnv::new();
+        let file = env.config_home.join("jev-preflight/config.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, setting).unwrap();
+        same_verdict(
+            &env,
+            &repo,
+            "user config",
+            "user_config_invalid",
+            &format!("edit the user config file `{}`", file.display()),
+        );
+    }
+}
+
+#[test]
 fn a_scorer_that_cannot_be_built() {
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "jev");
     same_verdict(

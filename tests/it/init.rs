@@ -215,7 +215,8 @@ fn starter_validates_against_the_schema_and_uses_every_key() {
         .collect();
     let listed: BTreeSet<&str> = KEYS.into_iter().collect();
     // Every key but `threshold` (set, it would replace the local scorer's calibrated
-    // default), its other name `riskThreshold`, and `timeoutMs` (the hook's own budget).
+    // default), its other name `riskThreshold`, `timeoutMs` (the hook's own budget) and
+    // `memoryDays` (set, it would replace the user's own).
     let mut expected = schema_keys.clone();
     for key in init::NOT_IN_STARTER {
         assert!(expected.remove(key), "{key}");
@@ -274,6 +275,20 @@ fn schema_defaults_and_axes_match_the_code() {
         p["untrackedMaxBytes"]["default"],
         json!(DEFAULT_UNTRACKED_CAP)
     );
+    assert_eq!(
+        p["memoryDays"]["default"],
+        json!(jev_preflight::config::DEFAULT_MEMORY_DAYS)
+    );
+    assert_eq!(
+        (
+            p["memoryDays"]["minimum"].as_u64(),
+            p["memoryDays"]["maximum"].as_u64()
+        ),
+        (
+            Some(jev_preflight::config::MEMORY_DAYS_RANGE.0),
+            Some(jev_preflight::config::MEMORY_DAYS_RANGE.1)
+        )
+    );
     let axes: BTreeSet<&str> = p["thresholds"]["properties"]
         .as_object()
         .unwrap()
@@ -309,6 +324,9 @@ fn the_schema_rejects_what_the_config_parser_rejects() {
         json!({"untrackedMaxBytes": 0}),
         json!({"untrackedMaxBytes": 1073741825u64}),
         json!({"answer": "maybe"}),
+        json!({"memoryDays": 31}),
+        json!({"memoryDays": -1}),
+        json!({"memoryDays": 1.5}),
         json!({"jevUrl": "http://evil"}),
         json!({"command": ["sh"]}),
         json!({"$schema": 1}),
@@ -330,6 +348,8 @@ fn the_schema_rejects_what_the_config_parser_rejects() {
         json!({"maxDiffBytes": 4194304, "untrackedMaxBytes": 1073741824u64, "mode": "off", "answer": "context"}),
         // The original jev-preflight's documented example.
         json!({"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "exclude": ["dist/**", "vendor/**"]}),
+        json!({"memoryDays": 0}),
+        json!({"memoryDays": 30}),
     ];
     for value in good {
         assert_eq!(check(&value), Vec::<String>::new(), "{value}");

@@ -2,6 +2,8 @@
 
 mod axes;
 mod bench_generator;
+mod big_turn;
+mod budget;
 mod cli;
 mod codex;
 mod doctor;
@@ -13,6 +15,7 @@ mod hook_rediscovery;
 mod init;
 mod install;
 mod launcher;
+mod memory;
 mod original_config;
 mod patch_forms;
 mod payload;

@@ -19,6 +19,7 @@ fn text_change(path: &str, body: &str) -> Change {
         binary: false,
         patch: patch.into_bytes(),
         oversized: None,
+        unread: false,
     }
 }
 
@@ -100,6 +101,7 @@ fn binary_and_oversized_changes_are_metadata_only() {
         patch: b"diff --git a/img/old.bin b/img/new.bin\nGIT binary patch\nliteral 3\nabc\n"
             .to_vec(),
         oversized: None,
+        unread: false,
     };
     let oversized = Change {
         path: b"data/dump.csv".to_vec(),
@@ -108,6 +110,7 @@ fn binary_and_oversized_changes_are_metadata_only() {
         binary: false,
         patch: Vec::new(),
         oversized: Some(3 << 20),
+        unread: false,
     };
     let p = ready(build(
         &[binary, oversized],
@@ -204,8 +207,86 @@ fn marker_degrades_to_a_count_when_names_do_not_fit() {
     assert!(p.json.len() <= 600, "{}", p.json.len());
     assert_eq!(p.files, ["src/a.rs"]);
     assert_eq!(p.omitted.len(), 200);
+    // The names do not fit; the count per top-level directory does.
+    assert!(
+        p.diff.ends_with(&format!(
+            "{PARTIAL_MARKER}: 200 of 201 files left out to stay within the size limit\n#   docs/ (200 files)\n"
+        )),
+        "{}",
+        p.diff
+    );
+
+    // Spread over 200 top-level directories, not even those fit: names and a count.
+    let mut changes = vec![text_change("src/a.rs", "+a\n")];
+    for i in 0..200 {
+        changes.push(text_change(
+            &format!("dir-with-a-long-name-{i:03}/file.md"),
+            &body(50),
+        ));
+    }
+    let p = ready(build(&changes, &Redactor::new(), &policy));
+    assert!(p.json.len() <= 600, "{}", p.json.len());
+    assert_eq!(p.omitted.len(), 200);
     assert!(p.diff.contains(PARTIAL_MARKER));
     assert!(p.diff.contains("more\n"), "{}", p.diff);
+}
+
+/// A new file, as git's diff shows one.
+fn added_change(path: &str, body: &str) -> Change {
+    let lines = body.lines().count();
+    let mut change = text_change(path, "");
+    change.status = Status::Added;
+    change.patch = format!(
+        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{lines} @@\n{body}"
+    )
+    .into_bytes();
+    change
+}
+
+#[test]
+fn a_real_edit_goes_before_bulk_and_unread_files() {
+    // The edit is larger than each generated file; by size alone it would come last.
+    let edit = text_change("src/server.rs", &body(40));
+    let mut changes = vec![edit];
+    for i in 0..300 {
+        changes.push(added_change(
+            &format!("generated/part{}/gen{i:04}.js", i / 100),
+            "+export const v = 1;\n",
+        ));
+    }
+    let mut unread = added_change("generated/part9/late.js", "");
+    unread.patch.clear();
+    unread.unread = true;
+    changes.push(unread);
+    // A new test file beside them is no bulk: it goes before every generated file.
+    changes.push(added_change("tests/server_test.rs", &body(3)));
+    let policy = SizePolicy {
+        max_bytes: 4096,
+        oversize: Oversize::Partial,
+    };
+    let p = ready(build(&changes, &Redactor::new(), &policy));
+    assert!(p.json.len() <= 4096, "{}", p.json.len());
+    assert!(
+        p.files.contains(&"src/server.rs".to_owned()),
+        "{:?}",
+        p.files
+    );
+    assert!(p.files.contains(&"tests/server_test.rs".to_owned()));
+    assert!(p.files.len() > 2, "bulk files fill the room that is left");
+    assert!(p.omitted.contains(&"generated/part9/late.js".to_owned()));
+    assert!(p.diff.contains(PARTIAL_MARKER));
+
+    // With room for all, the unread file says why it has no content.
+    let roomy = SizePolicy {
+        max_bytes: 1 << 20,
+        oversize: Oversize::Partial,
+    };
+    let p = ready(build(&changes, &Redactor::new(), &roomy));
+    assert!(p.omitted.is_empty());
+    assert!(p.diff.contains(&format!(
+        "diff --git a/generated/part9/late.js b/generated/part9/late.js\n# path: generated/part9/late.js\n# status: added\n# {}\n",
+        jev_preflight::pipeline::payload::UNREAD_NOTE
+    )));
 }
 
 #[test]
@@ -283,6 +364,7 @@ fn arb_change() -> impl Strategy<Value = Change> {
                 binary,
                 patch,
                 oversized: if binary { None } else { oversized },
+                unread: false,
             }
         })
 }

@@ -18,6 +18,7 @@ fn change(path: &str) -> Change {
         )
         .into_bytes(),
         oversized: None,
+        unread: false,
     }
 }
 
@@ -38,6 +39,7 @@ fn added_with(path: &str, lines: &[&str]) -> Change {
         binary: false,
         patch: patch.into_bytes(),
         oversized: None,
+        unread: false,
     }
 }
 
@@ -378,6 +380,7 @@ fn a_rename_is_out_when_either_side_is_out() {
         )
         .into_bytes(),
         oversized: None,
+        unread: false,
     };
     for (from, to, want_kept) in [
         ("src/a.rs", "src/b.rs", true),

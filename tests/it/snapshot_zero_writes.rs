@@ -649,6 +649,7 @@ fn index_diff_matches_tree_diff() {
     let base = Snapshot {
         tree: head_tree.clone(),
         oversized: Vec::new(),
+        unread: 0,
     };
     let by_tree = diff::diff(&git, &repo, &trees.private(), &base, &snap).unwrap();
 

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use crate::config::{self, ConfigError, Frozen, HostEnv};
 use crate::git::diff::{self, Change};
-use crate::git::snapshot::{self, PrivateStore, Snapshot, SnapshotOptions};
+use crate::git::snapshot::{self, PrivateStore, Snapshot};
 use crate::git::{self, Discovery, Git, GitError, Repo};
 use crate::pipeline;
 use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
@@ -167,6 +167,7 @@ impl EvalError {
             EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight doctor` checks every config), or see `jev-preflight init` for a valid starter".into(),
             EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular file".into(),
             EvalError::Exclude(_) => "fix the glob in `.jev-preflight.json`".into(),
+            EvalError::Git(GitError::TooManyFiles { .. }) => "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`, or score a range such as `HEAD~1..HEAD`".into(),
             EvalError::Git(_) => "run `jev-preflight doctor` to check git and the repository".into(),
             EvalError::Score { source: ScoreError::MissingKey { scorer }, .. } => match *scorer {
                 "openai" => "set `OPENAI_API_KEY` (or the variable `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`".into(),
@@ -404,12 +405,7 @@ pub fn run(
 
 /// The name a scorer kind reports as.
 pub fn kind_name(kind: ScorerKind) -> &'static str {
-    match kind {
-        ScorerKind::Jev => "jev",
-        ScorerKind::OpenAi => "openai",
-        ScorerKind::Command => "command",
-        ScorerKind::Local | ScorerKind::Auto => "local",
-    }
+    kind.name()
 }
 
 fn read_patch(path: Option<&Path>, stdin: &mut dyn Read) -> Result<Vec<Change>, EvalError> {
@@ -511,14 +507,12 @@ fn working_tree_changes(
         prompt: temp.path().join("prompt"),
         tree_cache: temp.path().join("trees"),
     };
-    let options = SnapshotOptions {
-        untracked_cap: frozen.untracked_max_bytes,
-        ..SnapshotOptions::default()
-    };
+    let options = frozen.snapshot_options();
     let staged = snapshot::stage(git, repo, &store, &options)?;
     let base = Snapshot {
         tree: base_tree.to_owned(),
         oversized: Vec::new(),
+        unread: 0,
     };
     let changes = diff::diff_index(git, repo, &store, &base, &staged)?;
     let _ = snapshot::purge_prompt(&store);

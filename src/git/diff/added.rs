@@ -55,6 +55,7 @@ fn change(path: &[u8], mode: &str, body: &[u8], format: ObjectFormat) -> Change 
             binary: true,
             patch: Vec::new(),
             oversized: None,
+            unread: false,
         };
     }
     let (a, b) = (prefixed(b"a/", path), prefixed(b"b/", path));
@@ -95,6 +96,7 @@ fn change(path: &[u8], mode: &str, body: &[u8], format: ObjectFormat) -> Change 
         binary: false,
         patch,
         oversized: None,
+        unread: false,
     }
 }
 

@@ -12,10 +12,12 @@ mod raw;
 
 pub(crate) use added::added;
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::git::snapshot::{
-    Access, Dirs, OversizedFile, PrivateStore, Runner, Snapshot, Staged, os_from_bytes, small_index,
+    Access, Dirs, LeftOut, OversizedFile, PrivateStore, Runner, Snapshot, Staged, os_from_bytes,
+    small_index,
 };
 use crate::git::{Git, GitError, Repo};
 
@@ -42,6 +44,9 @@ pub struct Change {
     pub patch: Vec<u8>,
     /// `Some(size)` when the file was over the untracked-file cap and was never read.
     pub oversized: Option<u64>,
+    /// The file's content was never read: the turn changed more files (or bytes) than a
+    /// snapshot reads, and this one came later in the order of [`crate::pipeline::priority`].
+    pub unread: bool,
 }
 
 /// The fixed diff options: renames at 50%, `a/` `b/` prefixes, 3 lines of context, no color,
@@ -275,55 +280,91 @@ fn diff_args(command: &str) -> Vec<&str> {
     args
 }
 
-/// Adds the files that were too large to snapshot, as metadata-only changes.
+/// Adds the files a snapshot listed without reading (over the size cap, or past its read
+/// bounds) as metadata-only changes: `head`'s unless its file is unchanged since `base` by
+/// size and modification time, and `base`'s that `head` no longer lists and that are gone or
+/// changed. Hash maps, not scans: a large turn lists tens of thousands of them.
 fn merge_oversized(
     repo: &Repo,
     changes: &mut Vec<Change>,
     base: &[OversizedFile],
     head: &[OversizedFile],
 ) {
-    let metadata_only = |path: &[u8], status, size| Change {
-        path: path.to_vec(),
+    if base.is_empty() && head.is_empty() {
+        return;
+    }
+    let metadata_only = |file: &OversizedFile, status| Change {
+        path: file.path.clone(),
         old_path: None,
         status,
         binary: false,
         patch: Vec::new(),
-        oversized: Some(size),
+        oversized: (file.reason == LeftOut::Size).then_some(file.size),
+        unread: file.reason == LeftOut::Bounds,
     };
+    let before: HashMap<&[u8], &OversizedFile> =
+        base.iter().map(|f| (f.path.as_slice(), f)).collect();
+    let listed: HashSet<&[u8]> = head.iter().map(|f| f.path.as_slice()).collect();
+    let mut replaced: HashSet<&[u8]> = HashSet::new();
+    let mut added = Vec::new();
     for now in head {
-        let before = base.iter().find(|b| b.path == now.path);
-        if before.is_some_and(|b| b.size == now.size && b.mtime_ns == now.mtime_ns) {
+        let was = before.get(now.path.as_slice());
+        if was
+            .is_some_and(|b| b.size == now.size && b.mtime_ns == now.mtime_ns && b.gone == now.gone)
+        {
             continue;
         }
-        changes.retain(|c| c.path != now.path);
-        let status = if now.tracked || before.is_some() {
+        replaced.insert(now.path.as_slice());
+        let status = if now.gone {
+            Status::Deleted
+        } else if was.is_some_and(|b| b.gone) {
+            // Gone at the baseline, there now.
+            Status::Added
+        } else if now.tracked || was.is_some() {
             Status::Modified
         } else {
             Status::Added
         };
-        changes.push(metadata_only(&now.path, status, now.size));
+        added.push(metadata_only(now, status));
     }
-    for gone in base
+    if !replaced.is_empty() {
+        changes.retain(|c| !replaced.contains(c.path.as_slice()));
+    }
+    let at: HashMap<Vec<u8>, usize> = changes
         .iter()
-        .filter(|b| !head.iter().any(|h| h.path == b.path))
-    {
-        if let Some(change) = changes.iter_mut().find(|c| c.path == gone.path) {
+        .enumerate()
+        .map(|(i, c)| (c.path.clone(), i))
+        .collect();
+    for gone in base.iter().filter(|b| !listed.contains(b.path.as_slice())) {
+        if let Some(&i) = at.get(&gone.path) {
             // It existed at the baseline, only too large to read: now it has content.
-            if change.status == Status::Added {
-                change.status = Status::Modified;
+            if changes[i].status == Status::Added {
+                changes[i].status = Status::Modified;
             }
             continue;
         }
-        let exists = std::fs::symlink_metadata(
+        let found = std::fs::symlink_metadata(
             repo.top
                 .join(crate::git::snapshot::path_from_bytes(&gone.path)),
-        )
-        .is_ok();
-        let status = if exists {
-            Status::Modified
-        } else {
-            Status::Deleted
+        );
+        let bounds = gone.reason == LeftOut::Bounds;
+        let status = match found {
+            // Past the bounds, the walk may not list a file it never read (ignored now):
+            // only its metadata says whether it changed.
+            Ok(meta)
+                if bounds
+                    && !gone.gone
+                    && meta.len() == gone.size
+                    && crate::git::snapshot::mtime_ns(&meta) == gone.mtime_ns =>
+            {
+                continue;
+            }
+            Ok(_) if bounds && gone.gone => Status::Added,
+            Ok(_) => Status::Modified,
+            Err(_) if bounds && gone.gone => continue,
+            Err(_) => Status::Deleted,
         };
-        changes.push(metadata_only(&gone.path, status, gone.size));
+        added.push(metadata_only(gone, status));
     }
+    changes.extend(added);
 }

@@ -322,6 +322,7 @@ impl Section {
             binary: self.binary,
             patch,
             oversized: None,
+            unread: false,
         }
     }
 }

@@ -138,6 +138,7 @@ pub fn parse(out: &[u8]) -> Result<Vec<Change>, GitError> {
             binary: binary_patch,
             patch: if binary_patch { Vec::new() } else { body },
             oversized: None,
+            unread: false,
         });
     }
     if next != sections.len() {

@@ -36,6 +36,9 @@ pub(crate) struct Dirs {
     /// The private index as UserPromptSubmit left it, when it kept that as the baseline
     /// instead of writing its tree (see [`super::baseline`]).
     pub baseline: PathBuf,
+    /// The files the baseline listed without reading, past its bounds (see
+    /// [`super::unread`]).
+    pub unread: PathBuf,
 }
 
 impl Dirs {
@@ -65,6 +68,7 @@ impl Dirs {
             stamp: prompt.join("tree"),
             turn_index: prompt.join("turn-index"),
             baseline: prompt.join("baseline"),
+            unread: prompt.join("unread"),
         };
         for dir in [&dirs.objects, &dirs.tree_objects] {
             make_private_dir(dir)?;

@@ -13,14 +13,19 @@
 mod dirs;
 mod porcelain;
 pub(crate) mod small_index;
+mod unread;
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
 use crate::git::{Git, GitError, ObjectFormat, Repo, quote};
+use crate::pipeline::priority::{self, Class};
+use crate::pipeline::select::Selector;
 use crate::process::ProcessError;
+use porcelain::{Collector, Listing, Pending};
 
 pub(crate) use dirs::Dirs;
 pub use dirs::{Sweep, sweep_tree_cache};
@@ -34,6 +39,37 @@ pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
 /// 15 ms; 1 MiB sits between the two on a log scale.
 pub const DEFAULT_SPLIT_WALK_FROM: u64 = 1024 * 1024;
 
+/// How much one snapshot looks at and reads. A working tree within them is snapshotted whole;
+/// past the read bounds (a turn that wrote a dependency folder or generated output), the
+/// files are read in the order of [`crate::pipeline::priority`] until a bound is reached —
+/// never the paths excluded from scoring, never new files that came in bulk — and the others
+/// are listed by name and metadata only (their changes reach the payload as unread). Past the
+/// walk bounds the snapshot fails with [`GitError::TooManyFiles`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Most files whose content one snapshot reads.
+    pub read_files: usize,
+    /// Most bytes of content (by file size) one snapshot reads: what a diff of them prints
+    /// stays within the git runner's output cap.
+    pub read_bytes: u64,
+    /// Most changed or new files one walk keeps, after dropping the paths excluded from
+    /// scoring (which it stops keeping once the listing is past `read_files`).
+    pub walk_files: usize,
+    /// Most bytes of paths one walk keeps.
+    pub walk_bytes: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            read_files: 1000,
+            read_bytes: 3 * 1024 * 1024,
+            walk_files: 100_000,
+            walk_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
 /// Knobs for taking a snapshot.
 #[derive(Debug, Clone)]
 pub struct SnapshotOptions {
@@ -45,6 +81,11 @@ pub struct SnapshotOptions {
     /// walked by two git processes side by side; below it, by one (see [`scan`]). Both ways
     /// find the same changes.
     pub split_walk_from: u64,
+    /// The repository's `exclude` globs: past the read bounds, the paths they or the built-in
+    /// rules exclude from scoring ([`crate::pipeline::select`], by path alone) are neither
+    /// read nor kept.
+    pub exclude: Vec<String>,
+    pub bounds: Bounds,
 }
 
 impl Default for SnapshotOptions {
@@ -52,6 +93,8 @@ impl Default for SnapshotOptions {
         SnapshotOptions {
             untracked_cap: DEFAULT_UNTRACKED_CAP,
             split_walk_from: DEFAULT_SPLIT_WALK_FROM,
+            exclude: Vec::new(),
+            bounds: Bounds::default(),
         }
     }
 }
@@ -69,7 +112,25 @@ pub struct PrivateStore {
     pub tree_cache: PathBuf,
 }
 
-/// A file left out of a snapshot because of its size (reported as metadata only).
+/// Why a snapshot left a file's content out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LeftOut {
+    /// Larger than the size cap.
+    #[default]
+    Size,
+    /// Past the read bounds of one snapshot ([`Bounds`]).
+    Bounds,
+}
+
+impl LeftOut {
+    fn is_size(&self) -> bool {
+        *self == LeftOut::Size
+    }
+}
+
+/// A file a snapshot listed without reading it, for its size or past its bounds (reported as
+/// metadata only).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OversizedFile {
     pub path: Vec<u8>,
@@ -80,6 +141,12 @@ pub struct OversizedFile {
     /// Whether the private index tracked the path (its old content is in the other snapshot).
     #[serde(default)]
     pub tracked: bool,
+    #[serde(default, skip_serializing_if = "LeftOut::is_size")]
+    pub reason: LeftOut,
+    /// The path was gone (a tracked file removed, left out past the bounds; its size and
+    /// time are 0).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
 }
 
 /// One snapshot: a tree id in the private store plus what was too large to include.
@@ -88,7 +155,18 @@ pub struct Snapshot {
     /// The tree; empty when the snapshot is the private index saved as the prompt's
     /// baseline, whose tree is written only when a diff needs it (see [`baseline`]).
     pub tree: String,
+    /// The files listed without being read. A baseline ([`baseline`]) keeps here only those
+    /// left out for their size, and the ones past its bounds in a list of their own (see
+    /// `unread`).
     pub oversized: Vec<OversizedFile>,
+    /// How many files a baseline left out past its bounds; their list is kept in the prompt's
+    /// store beside the baseline's index, not in the state (it can be long).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unread: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Snapshot {
@@ -112,11 +190,19 @@ pub fn take(
         } = stage_with(run, options)?;
         if let Some(tree) = unchanged_tree {
             // Nothing changed since the last tree of this private index: it is still the tree.
-            return Ok(Snapshot { tree, oversized });
+            return Ok(Snapshot {
+                tree,
+                oversized,
+                unread: 0,
+            });
         }
         let tree = write_tree(run, None)?;
         run.remember_tree(&tree);
-        Ok(Snapshot { tree, oversized })
+        Ok(Snapshot {
+            tree,
+            oversized,
+            unread: 0,
+        })
     })
 }
 
@@ -147,28 +233,35 @@ pub fn baseline_deferring_up_to(
 ) -> Result<Snapshot, GitError> {
     with_runner(git, repo, store, |run| {
         let staged = stage_with(run, options)?;
+        // What the bounds left out is listed beside the baseline's index, the rest of the
+        // snapshot in the state.
+        let unread = unread::save(&run.dirs.unread, &staged.oversized)?;
+        let mut oversized = staged.oversized;
+        oversized.retain(|f| f.reason == LeftOut::Size);
         // No index at all (nothing staged in an unborn repository) has its (empty) tree
         // written now: a deferred baseline always has its saved index, so that a missing one
         // can only mean the prompt's store was removed, never "empty".
         let small = std::fs::metadata(&run.dirs.index).is_ok_and(|m| m.len() <= defer_up_to);
         if !small {
-            if let Some(tree) = staged.unchanged_tree {
-                return Ok(Snapshot {
-                    tree,
-                    oversized: staged.oversized,
-                });
-            }
-            let tree = write_tree(run, None)?;
-            run.remember_tree(&tree);
+            let tree = match staged.unchanged_tree {
+                Some(tree) => tree,
+                None => {
+                    let tree = write_tree(run, None)?;
+                    run.remember_tree(&tree);
+                    tree
+                }
+            };
             return Ok(Snapshot {
                 tree,
-                oversized: staged.oversized,
+                oversized,
+                unread,
             });
         }
         run.keep_baseline()?;
         Ok(Snapshot {
             tree: String::new(),
-            oversized: staged.oversized,
+            oversized,
+            unread,
         })
     })
 }
@@ -241,7 +334,7 @@ fn stage_into(
     run: &Runner<'_>,
     options: &SnapshotOptions,
 ) -> Result<(bool, Vec<OversizedFile>), GitError> {
-    let scan = scan(run, options)?;
+    let scan = scan(run, options, &[])?;
     if scan.stage.is_empty() {
         return Ok((false, scan.oversized));
     }
@@ -266,6 +359,8 @@ pub(crate) struct Scan {
     pub entries: Vec<small_index::Entry>,
     /// Some tracked path among `stage` came without its entry (an unmerged path).
     pub entries_missing: bool,
+    /// Paths the walk dropped past the read bounds because selection excludes them by path.
+    pub dropped: u64,
 }
 
 impl Scan {
@@ -287,7 +382,15 @@ impl Scan {
 /// than the overlap saves. Both processes read the same private index; a seeding status that
 /// saves refreshed stat data replaces it atomically, so the listing reads either copy, and
 /// both name the same entries.
-pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, GitError> {
+///
+/// Git's output is read as it comes, within the walk bounds ([`Bounds`]); `left` is what an
+/// earlier snapshot of this private index listed without reading (a baseline's
+/// [`OversizedFile`]s), which this one never reads either (see [`partition`]).
+pub(crate) fn scan(
+    run: &Runner<'_>,
+    options: &SnapshotOptions,
+    left: &[OversizedFile],
+) -> Result<Scan, GitError> {
     let seeded = run.seed_index()?;
     // An index that is absent (an unborn HEAD) is empty.
     let split =
@@ -319,9 +422,18 @@ pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, 
         // walk does not hash those files again.
         status.env("GIT_OPTIONAL_LOCKS", "1");
     }
+    let excluded = Excluded::new(&options.exclude);
+    let drop = |path: &[u8]| excluded.test(path);
+    let bounds = options.bounds;
+    let collector = |listing| {
+        Collector::new(listing, bounds.walk_files, bounds.walk_bytes)
+            .drop_excluded_from(&drop, bounds.read_files)
+    };
     if !split {
-        let pending = porcelain::parse(&run.git_output(status, None)?)?;
-        return Ok(partition_by_size(run.repo, pending, options.untracked_cap));
+        let (pending, dropped) = walk(run, status, collector(Listing::Status))?;
+        return Ok(partition(
+            run.repo, pending, dropped, options, left, &excluded,
+        ));
     }
     // Every untracked file, one by one, under the same ignore rules `git status` applies
     // (an embedded repository comes as `dir/`).
@@ -330,14 +442,65 @@ pub(crate) fn scan(run: &Runner<'_>, options: &SnapshotOptions) -> Result<Scan, 
         &["ls-files", "-z", "--others", "--exclude-standard"],
     )?;
     let (tracked, untracked) = std::thread::scope(|scope| {
-        let untracked = scope.spawn(|| run.git_output(others, None));
-        let tracked = run.git_output(status, None);
+        let untracked = scope.spawn(|| walk(run, others, collector(Listing::Others)));
+        let tracked = walk(run, status, collector(Listing::Status));
         (tracked, join(untracked, "ls-files --others"))
     });
-    let untracked = untracked?;
-    let mut pending = porcelain::parse(&tracked?)?;
-    pending.extend(porcelain::untracked(&untracked));
-    Ok(partition_by_size(run.repo, pending, options.untracked_cap))
+    let (mut pending, dropped) = tracked?;
+    let (new, dropped_new) = untracked?;
+    pending.extend(new);
+    if pending.len() > bounds.walk_files {
+        return Err(GitError::TooManyFiles {
+            limit: bounds.walk_files,
+        });
+    }
+    Ok(partition(
+        run.repo,
+        pending,
+        dropped + dropped_new,
+        options,
+        left,
+        &excluded,
+    ))
+}
+
+/// Runs one listing of the walk, its output going to `collector` as it comes.
+fn walk(
+    run: &Runner<'_>,
+    cmd: Command,
+    mut collector: Collector<'_>,
+) -> Result<(Vec<Pending>, u64), GitError> {
+    {
+        let mut sink = |chunk: &[u8]| collector.feed(chunk);
+        // A collector that stopped the listing says why when it finishes.
+        run.git.run_streaming(cmd, None, &mut sink)?;
+    }
+    collector.finish()
+}
+
+/// Selection's path rules ([`crate::pipeline::select`]: the user's `exclude` globs and the
+/// built-in names, attributes aside), compiled only once a walk needs them.
+struct Excluded<'a> {
+    globs: &'a [String],
+    selector: std::sync::OnceLock<Option<Selector>>,
+}
+
+impl<'a> Excluded<'a> {
+    fn new(globs: &'a [String]) -> Excluded<'a> {
+        Excluded {
+            globs,
+            selector: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether selection would exclude `path` by its name alone.
+    fn test(&self, path: &[u8]) -> bool {
+        self.selector
+            // Globs that do not compile were refused with the config; none apply here.
+            .get_or_init(|| Selector::new(self.globs).ok())
+            .as_ref()
+            .is_some_and(|s| s.excludes_by_path(path))
+    }
 }
 
 /// The result of a job run beside the main thread; its panic becomes an error.
@@ -372,6 +535,12 @@ pub(crate) fn apply(run: &Runner<'_>, stage: &[u8], index: Option<&Path>) -> Res
     }
     run.git_output(cmd, Some(stage.to_vec()))?;
     Ok(())
+}
+
+/// The files a baseline of this prompt listed without reading, `count` of them (see
+/// [`Snapshot::unread`]).
+pub(crate) fn load_unread(run: &Runner<'_>, count: u64) -> Result<Vec<OversizedFile>, GitError> {
+    unread::load(&run.dirs.unread, count)
 }
 
 /// Removes the prompt's private index and objects.
@@ -630,38 +799,164 @@ impl Runner<'_> {
     }
 }
 
-/// Splits the pending paths into the NUL-separated list to restage and the files over `cap`,
-/// judged by `lstat` alone so that an oversized file is never opened.
-fn partition_by_size(repo: &Repo, pending: Vec<porcelain::Pending>, cap: u64) -> Scan {
-    let mut scan = Scan::default();
+/// A path the walk found, with what `lstat` said about it.
+struct Candidate {
+    item: Pending,
+    /// Size and modification time of a file or symbolic link to read; `None` when the path
+    /// is gone or is something else (nothing to read: it is restaged as it is).
+    read: Option<(u64, u64)>,
+    not_file: bool,
+    /// The path is gone: a tracked file removed.
+    gone: bool,
+}
+
+/// Splits the pending paths into the NUL-separated list to restage and the files left out,
+/// judged by `lstat` alone so that a file left out is never opened: those over the size cap,
+/// those `left` says an earlier snapshot did not read (only their metadata can tell whether
+/// they changed since), and, past the read bounds, those [`choose`] does not pick.
+fn partition(
+    repo: &Repo,
+    pending: Vec<Pending>,
+    dropped: u64,
+    options: &SnapshotOptions,
+    left: &[OversizedFile],
+    excluded: &Excluded<'_>,
+) -> Scan {
+    let unread_before: HashMap<&[u8], &OversizedFile> = left
+        .iter()
+        .filter(|f| f.reason == LeftOut::Bounds)
+        .map(|f| (f.path.as_slice(), f))
+        .collect();
+    let mut scan = Scan {
+        dropped,
+        ..Scan::default()
+    };
+    let mut candidates = Vec::with_capacity(pending.len());
     for item in pending {
         let path = repo.top.join(path_from_bytes(&item.path));
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_file() && meta.len() > cap => scan.oversized.push(OversizedFile {
+        let found = std::fs::symlink_metadata(&path);
+        if let Some(before) = unread_before.get(item.path.as_slice()) {
+            let (size, mtime_ns) = found
+                .as_ref()
+                .map_or((0, 0), |meta| (meta.len(), mtime_ns(meta)));
+            scan.oversized.push(OversizedFile {
                 path: item.path,
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                tracked: !item.untracked,
-            }),
-            // Gone files are restaged too: `--remove` drops them from the private index.
-            found => {
-                if found.is_ok_and(|m| !m.is_file() && !m.file_type().is_symlink()) {
-                    scan.not_files = true;
-                }
-                if item.untracked {
-                    scan.untracked.extend_from_slice(&item.path);
-                    scan.untracked.push(0);
-                } else if let Some((mode, oid)) = item.entry {
-                    scan.entries.push((item.path.clone(), mode, oid));
-                } else {
-                    scan.entries_missing = true;
-                }
-                scan.stage.extend_from_slice(&item.path);
-                scan.stage.push(0);
+                size,
+                mtime_ns,
+                tracked: before.tracked,
+                reason: LeftOut::Bounds,
+                gone: found.is_err(),
+            });
+            continue;
+        }
+        match found {
+            Ok(meta) if meta.is_file() && meta.len() > options.untracked_cap => {
+                scan.oversized.push(OversizedFile {
+                    path: item.path,
+                    size: meta.len(),
+                    mtime_ns: mtime_ns(&meta),
+                    tracked: !item.untracked,
+                    reason: LeftOut::Size,
+                    gone: false,
+                })
             }
+            Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {
+                candidates.push(Candidate {
+                    item,
+                    read: Some((meta.len(), mtime_ns(&meta))),
+                    not_file: false,
+                    gone: false,
+                })
+            }
+            // Gone files are restaged too: `--remove` drops them from the private index.
+            found => candidates.push(Candidate {
+                item,
+                read: None,
+                not_file: found.is_ok(),
+                gone: found.is_err(),
+            }),
         }
     }
+    let chosen = choose(&candidates, &options.bounds, excluded);
+    for (i, c) in candidates.into_iter().enumerate() {
+        // Past the bounds, a removed file is named, not diffed: its old content could be
+        // any size.
+        if chosen.as_ref().is_some_and(|chosen| !chosen[i]) && (c.read.is_some() || c.gone) {
+            let (size, mtime_ns) = c.read.unwrap_or((0, 0));
+            scan.oversized.push(OversizedFile {
+                path: c.item.path,
+                size,
+                mtime_ns,
+                tracked: !c.item.untracked,
+                reason: LeftOut::Bounds,
+                gone: c.gone,
+            });
+            continue;
+        }
+        scan.not_files |= c.not_file;
+        let item = c.item;
+        if item.untracked {
+            scan.untracked.extend_from_slice(&item.path);
+            scan.untracked.push(0);
+        } else if let Some((mode, oid)) = item.entry {
+            scan.entries.push((item.path.clone(), mode, oid));
+        } else {
+            scan.entries_missing = true;
+        }
+        scan.stage.extend_from_slice(&item.path);
+        scan.stage.push(0);
+    }
     scan
+}
+
+/// Which files to read when there are more (removed ones included), or more bytes of them,
+/// than `bounds` allow: `None` when all fit. Never a removed file, never a path selection
+/// excludes by name, never a new file that came in bulk; the others in the payload's order
+/// ([`crate::pipeline::priority`]: source, tests, the rest; smaller first) while the bounds
+/// hold.
+fn choose(candidates: &[Candidate], bounds: &Bounds, excluded: &Excluded<'_>) -> Option<Vec<bool>> {
+    let (count, bytes) = candidates
+        .iter()
+        .filter(|c| c.read.is_some() || c.gone)
+        .fold((0usize, 0u64), |(n, b), c| {
+            (n + 1, b.saturating_add(c.read.map_or(0, |(size, _)| size)))
+        });
+    if count <= bounds.read_files && bytes <= bounds.read_bytes {
+        return None;
+    }
+    let bulk = priority::bulk(
+        candidates
+            .iter()
+            .filter(|c| c.read.is_some() && c.item.untracked)
+            .map(|c| c.item.path.as_slice()),
+    );
+    let mut order: Vec<(Class, u64, usize)> = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let (size, _) = c.read?;
+            let path = c.item.path.as_slice();
+            (!bulk.contains(path) && !excluded.test(path))
+                .then(|| (priority::classify(&String::from_utf8_lossy(path)), size, i))
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        (a.0, a.1, &candidates[a.2].item.path).cmp(&(b.0, b.1, &candidates[b.2].item.path))
+    });
+    let mut chosen = vec![false; candidates.len()];
+    let (mut n, mut used) = (0, 0u64);
+    for (_, size, i) in order {
+        if n == bounds.read_files {
+            break;
+        }
+        if used.saturating_add(size) > bounds.read_bytes {
+            continue;
+        }
+        chosen[i] = true;
+        n += 1;
+        used += size;
+    }
+    Some(chosen)
 }
 
 fn parse_oid(out: &[u8], repo: &Repo) -> Result<String, GitError> {
@@ -681,7 +976,7 @@ pub(crate) fn index_identity(index: &Path) -> Option<(u64, u64)> {
     Some((meta.len(), mtime_ns(&meta)))
 }
 
-fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
     meta.modified()
         .ok()
         .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())

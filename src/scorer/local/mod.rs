@@ -77,6 +77,7 @@ pub fn score_features(f: &features::Features) -> Scores {
             values: [0.0; AXIS_COUNT],
             model: None,
             evidence: Vec::new(),
+            tokens: None,
         };
     };
     let (gate, axes) = model.logits(f);
@@ -85,6 +86,7 @@ pub fn score_features(f: &features::Features) -> Scores {
         values: scored.axes,
         model: None,
         evidence: evidence::collect(model, f, &scored),
+        tokens: None,
     }
 }
 

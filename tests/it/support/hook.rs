@@ -126,6 +126,12 @@ impl HookEnv {
         out
     }
 
+    /// The newest entry of the decision log.
+    pub fn last_decision(&self) -> Value {
+        let log = std::fs::read_to_string(self.data.join("decisions.jsonl")).unwrap();
+        serde_json::from_str(log.lines().last().unwrap()).unwrap()
+    }
+
     /// No prompt content is left: no private snapshot dir anywhere in the store.
     pub fn assert_no_content(&self) {
         let leftovers: Vec<PathBuf> = self
@@ -280,6 +286,16 @@ impl HookResult {
     /// The message shown to the user, if any.
     pub fn notice(&self) -> Option<String> {
         self.json()?["systemMessage"].as_str().map(str::to_owned)
+    }
+
+    /// The outcome from the stderr line (`jev-preflight: <event>: <outcome>`).
+    pub fn outcome(&self) -> String {
+        self.stderr
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("jev-preflight: "))
+            .and_then(|l| l.split_once(": ").map(|(_, o)| o.to_owned()))
+            .unwrap_or_default()
     }
 
     /// The failure class from the stderr line (`jev-preflight: <event>: <class>: …`).
