@@ -82,7 +82,7 @@ pub struct SnapshotOptions {
     /// find the same changes.
     pub split_walk_from: u64,
     /// The repository's `exclude` globs: past the read bounds, the paths they or the built-in
-    /// rules exclude from scoring ([`crate::pipeline::select`], by path alone) are neither
+    /// rules exclude from scoring ([`mod@crate::pipeline::select`], by path alone) are neither
     /// read nor kept.
     pub exclude: Vec<String>,
     pub bounds: Bounds,
