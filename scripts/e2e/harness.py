@@ -199,6 +199,16 @@ def files_under(path):
     return [p for p in path.rglob("*") if p.is_file() or p.is_symlink()]
 
 
+def hook_files(data_dir):
+    """What the hook wrote in the data dir: everything but `install`'s record of what it
+    created (`install/`, written before the turn) and the store's marker file."""
+    return [
+        p
+        for p in files_under(data_dir)
+        if p.relative_to(data_dir).parts[0] not in ("install", ".jev-preflight-store")
+    ]
+
+
 class Server:
     """A helper script started with `--log` and `--port-file`; stopped by its own pid."""
 

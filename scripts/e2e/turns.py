@@ -6,7 +6,7 @@ anything tried to leave the machine). Standard library only.
 """
 
 
-from harness import check_jev, files_under
+from harness import check_jev, files_under, hook_files
 from mock_chat import text_of
 
 TYPESAFE_KEY = "ts-e2e-KEY-91b4e0c7a2"
@@ -130,8 +130,8 @@ def check_turn(spec, script, repo, entries, problems):
 def check_data_dir(spec, home, problems):
     """Mode off creates no data dir; the API key is never stored."""
     data_dir = home / ".local" / "state" / "jev-preflight"
-    if spec.get("off") and data_dir.exists():
-        problems.append("mode off created a data dir: %s" % [str(p) for p in files_under(data_dir)][:5])
+    if spec.get("off") and hook_files(data_dir):
+        problems.append("mode off wrote to the data dir: %s" % [str(p) for p in hook_files(data_dir)][:5])
     for path in files_under(data_dir):
         if path.is_file() and TYPESAFE_KEY.encode() in path.read_bytes():
             problems.append("the API key is stored in %s" % path)
