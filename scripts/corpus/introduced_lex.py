@@ -20,7 +20,9 @@ import tokenize
 
 
 class LexError(Exception):
-    pass
+    def __init__(self, msg: str, pos: int | None = None):
+        super().__init__(msg)
+        self.pos = pos
 
 
 # Line comment tokens, block comment delimiters and string forms per language.
@@ -146,9 +148,9 @@ def _scan_quoted(text: str, i: int, q: str, escapes: bool = True, multiline: boo
         if text.startswith(q, j):
             return j + len(q)
         if ch == "\n" and not multiline:
-            raise LexError(f"newline in string at {i}")
+            raise LexError(f"newline in string at {i}", i)
         j += 1
-    raise LexError(f"unterminated string at {i}")
+    raise LexError(f"unterminated string at {i}", i)
 
 
 def _string_end(text: str, i: int, lang: str, prev_sig: str) -> int | None:
