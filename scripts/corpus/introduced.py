@@ -43,9 +43,11 @@ from collections import Counter, defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import DEFAULT_MIRRORS, GIT_CFG, GIT_ENV, ROOT, mirror_dir, refuse_blocked  # noqa: E402
 from introduced_lex import code_only, normalize, LexError  # noqa: E402
+import introduced_commits  # noqa: E402
 import introduced_sources as src  # noqa: E402
 
 OUT_DIR = os.path.join(ROOT, "testdata", "introduced")
+COMMITS_JSON = os.path.join(OUT_DIR, "commits.json")
 
 # Source repositories: the pinned snapshot commit, the licence, and the tool's short name.
 SOURCES = {
@@ -89,8 +91,10 @@ CATEGORY_AXIS = {
 class Rule:
     """One tool rule: its category and subcategory, where its fixtures are, and the few
     fixture allowances our axes do not make (safe snippets matching `drop_safe` are left out;
-    with `only`, snippets not matching it are left out; with `comments`, snippets whose
-    comments decide the label are left out, since comments are removed)."""
+    with `only`, snippets not matching it fall under the next row of the rule or are left
+    out; with `risky_only`, risky snippets whose code (or, for Roslyn, expected-diagnostic
+    arguments) do not match are left out; with `comments`, snippets whose comments decide
+    the label are left out, since comments are removed)."""
 
     def __init__(self, repo, rule, category, sub, where=None, drop_safe=None, only=None, comments=False, lang=None,
                  id=None, risky_only=None):
@@ -352,7 +356,10 @@ RULES = [
     Rule(RA, "CA2000", "resource_leak", "dispose", RAR + "DisposeObjectsBeforeLosingScopeTests.cs"),
     Rule(RA, "CA2213", "resource_leak", "dispose", RAR + "DisposableFieldsShouldBeDisposedTests.cs"),
     Rule(RA, "CA1031", "error_swallowed", "catch-all", RAQ + "ApiDesignGuidelines/DoNotCatchGeneralExceptionTypesTests.cs"),
-    Rule(RA, "CA1806", "error_swallowed", "ignored result", RAQ + "Maintainability/DoNotIgnoreMethodResultsTests.cs"),
+    # CA1806 also flags ignored results of pure, LINQ and string methods: only the ignored
+    # HRESULTs / error codes and TryParse results are errors.
+    Rule(RA, "CA1806", "error_swallowed", "ignored result", RAQ + "Maintainability/DoNotIgnoreMethodResultsTests.cs",
+         risky_only=r"Get\w*(HResultOrErrorCode|TryParse)\w*ResultAt"),
     # clippy (Rust): tests/ui/<name>.rs and the lines its .stderr reports.
     Rule(CL, "let_underscore_must_use", "error_swallowed", "ignored result", "let_underscore_must_use"),
     Rule(CL, "unused_result_ok", "error_swallowed", "ignored result", "unused_result_ok"),
@@ -591,7 +598,7 @@ def select(snips, drops: Counter):
             if r.comments and s.extra.get("had_comments"):
                 drop(drops, s, "label may depend on a comment")
                 continue
-            if r.risky_only and s.risky and not r.risky_only.search(text):
+            if r.risky_only and s.risky and not r.risky_only.search(s.extra.get("expected", "") + "\n" + text):
                 drop(drops, s, "outside the rule's scope here")
                 continue
             if r.drop_safe and not s.risky and r.drop_safe.search(text):
@@ -919,6 +926,22 @@ def manifest_row(c: Case, diff: str) -> dict:
     }
 
 
+def commit_row(k: dict) -> tuple[dict, str]:
+    """A real commit labeled by its subject (introduced_commits.py): always risky, always eval."""
+    owner, name = k["repo"].split("/")
+    diff = k["diff"]
+    added = sum(1 for l in diff.split("\n") if l.startswith("+") and not l.startswith("+++"))
+    removed = sum(1 for l in diff.split("\n") if l.startswith("-") and not l.startswith("---"))
+    row = {
+        "id": f"{owner}__{name}__{k['commit'][:12]}", "repo": k["repo"], "commit": k["commit"], "parent": k["parent"],
+        "licence": k["licence"], "kind": "risky", "primary": k["axis"], "secondary": [], "category": k["category"],
+        "subcategory": "commit message", "lang": k["lang"], "rule": k["rule"], "label_source": "message",
+        "group": f"{k['repo']}:message", "split": "eval", "shape": "commit", "path": None, "lines": None, "pair": [],
+        "file": k["file"], "added": added, "removed": removed, "subject": k["subject"],
+    }
+    return row, diff
+
+
 SPLITS = splits()
 
 
@@ -940,13 +963,15 @@ def build(mirrors: str, drops: Counter):
             drops[(c.snip.repo, c.snip.rule, "edit pair repeats another one")] += 1
         seen.update(bodies)
     cases = [c for c in cases if c.id not in gone]
+    rows = [(manifest_row(c, diffs[c.id]), diffs[c.id]) for c in cases]
+    rows += [commit_row(k) for k in introduced_commits.load(mirrors, COMMITS_JSON)]
+    rows.sort(key=lambda rd: rd[0]["id"])
     man = io.StringIO()
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
-        for c in cases:
-            row = manifest_row(c, diffs[c.id])
+        for row, diff in rows:
             man.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
-            gz.write((json.dumps({"id": c.id, "diff": diffs[c.id]}, ensure_ascii=False) + "\n").encode("utf-8"))
+            gz.write((json.dumps({"id": row["id"], "diff": diff}, ensure_ascii=False) + "\n").encode("utf-8"))
     return man.getvalue().encode("utf-8"), buf.getvalue()
 
 
@@ -1008,10 +1033,15 @@ def readme_sections(manifest: bytes, drops: Counter) -> dict[str, str]:
         f"{len(rows)} cases: {sum(1 for r in rows if r['kind'] == 'risky')} risky, "
         f"{sum(1 for r in rows if r['kind'] == 'benign')} benign; `add` {shapes[('add', 'risky')]} risky + "
         f"{shapes[('add', 'benign')]} benign, `edit` {shapes[('edit', 'risky')]} risky + "
-        f"{shapes[('edit', 'benign')]} benign; {len(per_group)} groups (source + rule), "
-        f"{sum(1 for g in per_group if SPLITS[g] == 'dev')} on the dev side.\n\n"
+        f"{shapes[('edit', 'benign')]} benign, `commit` {shapes[('commit', 'risky')]} risky; "
+        f"{sum(1 for g in per_group if g in SPLITS)} fixture groups (source + rule), "
+        f"{sum(1 for g in per_group if SPLITS.get(g) == 'dev')} on the dev side.\n\n"
         + counts("category", "category") + "\n" + counts("lang", "language") + "\n"
         + counts("repo", "source"))
+    commit_rows = sorted((r for r in rows if r["shape"] == "commit"), key=lambda r: (r["category"], r["id"]))
+    out["commits"] = md_table(["repository", "commit", "licence", "lang", "category", "subject"], [
+        [f"`{r['repo']}`", f"`{r['commit'][:12]}`", r["licence"], r["lang"], r["category"],
+         r["subject"].replace("|", "\\|")[:90]] for r in commit_rows])
     why = Counter()
     for (_repo, _rule, reason), n in drops.items():
         why[re.sub(r"unreadable: .*", "unreadable (lexer)", re.sub(r"\[.*\]", "[...]", reason))] += n
@@ -1035,7 +1065,19 @@ def main() -> int:
     ap.add_argument("--mirrors", default=DEFAULT_MIRRORS)
     ap.add_argument("--check", action="store_true", help="rebuild in memory and compare byte for byte")
     ap.add_argument("--drops", action="store_true", help="print why snippets were left out")
+    ap.add_argument("--discover", action="store_true",
+                    help="scan the mirror folder for real commits (rewrites commits.json), then build")
     args = ap.parse_args()
+    if args.discover:
+        exclude = {r.lower() for r in SOURCES} | {"pycqa/bandit"}
+        for corpus in ("corpus", "corpus-fresh"):
+            with open(os.path.join(ROOT, "testdata", corpus, "repos.json"), encoding="utf-8") as f:
+                exclude |= {r["repo"].lower() for r in json.load(f)["repos"]}
+        spec = introduced_commits.discover(args.mirrors, exclude)
+        with open(COMMITS_JSON, "w", encoding="utf-8") as f:
+            json.dump(spec, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(f"scanned {len(spec['scanned'])} snapshots, kept {len(spec['cases'])} commits")
     drops = Counter()
     manifest, cases = build(args.mirrors, drops)
     if args.drops:

@@ -623,7 +623,7 @@ def read_roslyn(snap: Snapshot, path: str, rule: str):
         names = re.findall(r"\b(?:Task|void)\s+(\w+)\s*\(", text[: m.start()])
         raw = (names[-1] if names else "") + "\n" + text[m.start() : close_i]
         yield Snippet(snap.repo, rule, path, start, end, total > 0, what, "csharp", lines,
-                      family=f"{rule}:{path}", extra={"had_comments": had, "raw": raw})
+                      family=f"{rule}:{path}", extra={"had_comments": had, "raw": raw, "expected": "\n".join(rest)})
 
 
 # ---------------------------------------------------------------------------------------------
