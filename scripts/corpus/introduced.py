@@ -5,8 +5,8 @@ variants as negatives, from the test fixtures of security linters (issue 24, del
 Usage:
     python3 scripts/corpus/introduced.py            # write manifest.jsonl and cases.jsonl.gz
     python3 scripts/corpus/introduced.py --check    # rebuild in memory, compare byte for byte
-    python3 scripts/corpus/introduced.py --stats    # print the README count tables
-    python3 scripts/corpus/introduced.py --drops    # print why snippets were left out
+    python3 scripts/corpus/introduced.py --drops    # also print why snippets were left out
+    python3 scripts/corpus/introduced.py --discover # re-scan the mirror folder for real commits
 
 A linter's own tests say which code it flags and which it does not: gosec's samples carry an
 expected issue count, ruff's snapshots and clippy's .stderr files list the flagged lines,
@@ -14,6 +14,9 @@ RuleTester cases are `valid` or `invalid`, RuboCop specs `expect_offense` or
 `expect_no_offenses`, PMD tests `expected-problems`, Roslyn tests their expected diagnostics,
 psalm tests an `error_message`. Every label here is that expectation, read mechanically; the
 table RULES maps each rule to one category and one axis.
+
+The tables of testdata/introduced/README.md between BEGIN/END markers are written too, and
+--check compares them with a rebuild as well.
 
 Each kept snippet becomes a unified diff (made by git in a scratch repository, exactly like
 `git diff --no-color -U3 -M50% --src-prefix=a/ --dst-prefix=b/`):
@@ -42,7 +45,8 @@ from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import DEFAULT_MIRRORS, GIT_CFG, GIT_ENV, ROOT, mirror_dir, refuse_blocked  # noqa: E402
-from introduced_lex import code_only, normalize, LexError  # noqa: E402
+from introduced_lex import normalize  # noqa: E402
+from rules import AXES  # noqa: E402
 import introduced_commits  # noqa: E402
 import introduced_sources as src  # noqa: E402
 
@@ -447,7 +451,7 @@ def splits() -> dict[str, str]:
         if r.group not in by_cat[r.category]:
             by_cat[r.category].append(r.group)
     out = {}
-    for cat, groups in by_cat.items():
+    for groups in by_cat.values():
         groups.sort(key=lambda g: (stable_int("split", g), g))
         n_dev = round(LIMITS["dev_share"] * len(groups))
         if len(groups) >= 2:
@@ -611,7 +615,7 @@ def select(snips, drops: Counter):
     for s in kept:
         by_norm[normalize("\n".join(s.code))].append(s)
     final = []
-    for norm, group in by_norm.items():
+    for group in by_norm.values():
         risky = [s for s in group if s.risky]
         safe = [s for s in group if not s.risky]
         if risky and safe and {s.rule for s in risky} & {s.rule for s in safe}:
@@ -753,7 +757,7 @@ def build_cases(kept, drops: Counter) -> list[Case]:
         fam[s.family].append(s)
     # Fixture units kept as safe must resemble a risky unit of the same fixture.
     chosen = []
-    for f, ss in fam.items():
+    for ss in fam.values():
         risky = [s for s in ss if s.risky]
         for s in ss:
             if s.risky or s.context is None:
@@ -966,6 +970,17 @@ def build(mirrors: str, drops: Counter):
     rows = [(manifest_row(c, diffs[c.id]), diffs[c.id]) for c in cases]
     rows += [commit_row(k) for k in introduced_commits.load(mirrors, COMMITS_JSON)]
     rows.sort(key=lambda rd: rd[0]["id"])
+    # What the corpus loader (benches/support/corpus.rs) insists on, checked before writing.
+    ids = [r["id"] for r, _ in rows]
+    if len(set(ids)) != len(ids):
+        raise SystemExit("duplicate case ids")
+    for r, diff in rows:
+        if r["kind"] not in ("risky", "benign") or (r["kind"] == "risky") != (r["primary"] in AXES):
+            raise SystemExit(f"{r['id']}: risky cases need a primary axis, benign ones none")
+        if r["primary"] is not None and r["primary"] not in AXES:
+            raise SystemExit(f"{r['id']}: unknown axis {r['primary']}")
+        if not diff.startswith("diff --git a/") or "\n@@ " not in diff:
+            raise SystemExit(f"{r['id']}: not a git diff")
     man = io.StringIO()
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:

@@ -5,8 +5,7 @@
   fixture stay valid. Test fixtures carry their labels in comments ("# OK", "// BAD",
   `//~^ lint`, `// want "..."`, "Insecure minimum version"), which a scorer must not read.
 - `depth_deltas(lines, lang)`: bracket depth change per line, ignoring strings and comments.
-- `segment(...)`: split a fixture file into top-level items (declarations or statements), the
-  units a case is made of.
+- `neutralize(lines, lang)`: rename declared identifiers whose words say the label.
 
 The lexers are small hand-written scanners, not parsers; Python uses the standard `tokenize`.
 Anything they cannot read raises LexError and the caller drops the fixture.
@@ -230,25 +229,6 @@ def _string_end(text: str, i: int, lang: str, prev_sig: str) -> int | None:
             j += 1
         return None
     return None
-
-
-def code_only(text: str, lang: str) -> str:
-    """`text` with every string literal's content blanked and comments removed (for bracket
-    counting and similarity). Python strings are blanked with tokenize."""
-    if lang == "python":
-        out = []
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-                if tok.type == tokenize.STRING:
-                    out.append('""')
-                elif tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                                      tokenize.DEDENT, tokenize.ENDMARKER):
-                    out.append(tok.string)
-        except (tokenize.TokenError, IndentationError, SyntaxError) as e:
-            raise LexError(str(e)) from e
-        return " ".join(out)
-    lines = strip_comments(text, lang)
-    return "\n".join(l for l in lines if l is not None)
 
 
 def depth_deltas(lines: list[str], lang: str) -> list[int]:

@@ -62,16 +62,7 @@ class Snippet:
 
 def clean_lines(lines: list[str | None]) -> list[str]:
     """Drop comment-only lines, trim blank lines at both ends, collapse blank runs, dedent."""
-    kept = [l for l in lines if l is not None]
-    while kept and not kept[0].strip():
-        kept.pop(0)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    out: list[str] = []
-    for l in kept:
-        if not l.strip() and out and not out[-1].strip():
-            continue
-        out.append(l if l.strip() else "")
+    out = clean_lines_keep_indent(lines)
     if not out:
         return []
     # A code string whose first line starts right after the quote: dedent the other lines.
@@ -200,17 +191,18 @@ def js_string_expr(text: str) -> str | None:
         i += 1
 
 
-def split_top(text: str, lang: str, seps: str = ",") -> list[tuple[str, int]]:
-    """Split `text` at top-level separators (outside brackets, strings and comments)."""
-    out, depth, start, i, prev = [], 0, 0, 0, ""
+def _code_chars(text: str, i: int, lang: str):
+    """(index, character) of every character from text[i] on that is code: outside string
+    literals and // or /* */ comments."""
+    prev = ""
     n = len(text)
+    comments = lang not in ("ruby", "python")
     while i < n:
-        c = text[i]
-        if text.startswith("//", i) and lang != "ruby":
+        if comments and text.startswith("//", i):
             j = text.find("\n", i)
             i = n if j < 0 else j
             continue
-        if text.startswith("/*", i) and lang != "ruby":
+        if comments and text.startswith("/*", i):
             j = text.find("*/", i + 2)
             i = n if j < 0 else j + 2
             continue
@@ -218,6 +210,17 @@ def split_top(text: str, lang: str, seps: str = ",") -> list[tuple[str, int]]:
         if j is not None:
             i, prev = j, "a"
             continue
+        c = text[i]
+        yield i, c
+        if not c.isspace():
+            prev = c
+        i += 1
+
+
+def split_top(text: str, lang: str, seps: str = ",") -> list[tuple[str, int]]:
+    """Split `text` at top-level separators (outside brackets, strings and comments)."""
+    out, depth, start = [], 0, 0
+    for i, c in _code_chars(text, 0, lang):
         if c in "([{":
             depth += 1
         elif c in ")]}":
@@ -225,9 +228,6 @@ def split_top(text: str, lang: str, seps: str = ",") -> list[tuple[str, int]]:
         elif depth == 0 and c in seps:
             out.append((text[start:i], start))
             start = i + 1
-        if not c.isspace():
-            prev = c
-        i += 1
     if text[start:].strip():
         out.append((text[start:], start))
     return out
@@ -235,31 +235,14 @@ def split_top(text: str, lang: str, seps: str = ",") -> list[tuple[str, int]]:
 
 def matching_close(text: str, i: int, lang: str) -> int:
     """Index of the bracket closing the one at text[i]."""
-    depth, prev = 0, ""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i) and lang not in ("ruby", "python"):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/*", i) and lang not in ("ruby", "python"):
-            j = text.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-            continue
-        j = _string_end(text, i, lang, prev)
-        if j is not None:
-            i, prev = j, "a"
-            continue
+    depth = 0
+    for k, c in _code_chars(text, i, lang):
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                return i
-        if not c.isspace():
-            prev = c
-        i += 1
+                return k
     raise LexError("unbalanced brackets")
 
 
@@ -725,6 +708,11 @@ def fixture_units(snap: Snapshot, path: str, rule: str, lang: str, flagged: dict
     """Units of a fixture file whose flagged lines (1-based, with a note) the tool's test lists."""
     text = snap.read(path) if text is None else text
     raw = text.split("\n")
+
+    def cut(k: int):
+        """Keep the first k lines of the fixture only (and their flags)."""
+        return raw[:k], "\n".join(raw[:k]), {l: v for l, v in flagged.items() if l <= k}
+
     if lang == "python":
         # Fixtures may end in syntax newer than this interpreter (t-strings): keep the longest
         # prefix that parses and leave the rest of the file out of every case.
@@ -738,24 +726,20 @@ def fixture_units(snap: Snapshot, path: str, rule: str, lang: str, flagged: dict
                     break
                 except SyntaxError:
                     k -= 1
-            raw = raw[:k]
-            text = "\n".join(raw)
-            flagged = {l: v for l, v in flagged.items() if l <= k}
+            raw, text, flagged = cut(k)
     try:
         stripped = neutralize(strip_comments(text, lang), lang)
     except LexError as e:
         # A fixture may end in deliberately broken code ("live coding"): keep what precedes it.
-        if e.pos is None or lang == "python":
-            yield Snippet(snap.repo, rule, path, 1, text.count("\n") + 1, False, "", lang, [], note=f"unreadable: {e}")
-            return
-        k = text.count("\n", 0, e.pos)
-        raw = raw[:k]
-        text = "\n".join(raw)
-        flagged = {l: v for l, v in flagged.items() if l <= k}
-        try:
-            stripped = neutralize(strip_comments(text, lang), lang)
-        except LexError as e2:
-            yield Snippet(snap.repo, rule, path, 1, k, False, "", lang, [], note=f"unreadable: {e2}")
+        stripped = None
+        if e.pos is not None and lang != "python":
+            raw, text, flagged = cut(text.count("\n", 0, e.pos))
+            try:
+                stripped = neutralize(strip_comments(text, lang), lang)
+            except LexError as e2:
+                e = e2
+        if stripped is None:
+            yield Snippet(snap.repo, rule, path, 1, len(raw), False, "", lang, [], note=f"unreadable: {e}")
             return
     lines = [l if l is not None else "" for l in stripped]
     try:
@@ -809,6 +793,7 @@ def fixture_units(snap: Snapshot, path: str, rule: str, lang: str, flagged: dict
 
 
 def clean_lines_keep_indent(lines: list[str | None]) -> list[str]:
+    """Drop comment-only lines (None), trim blank lines at both ends, collapse blank runs."""
     kept = [l for l in lines if l is not None]
     while kept and not kept[0].strip():
         kept.pop(0)
@@ -934,7 +919,6 @@ def _java_literal(arg: str) -> str | None:
 def read_errorprone(snap: Snapshot, path: str, rule: str):
     text = snap.read(path)
     folder = path.rsplit("/", 1)[0]
-    n = 0
     for m in re.finditer(r"\.(addSourceLines|addSourceFile)\(", text):
         open_i = m.end() - 1
         close_i = matching_close(text, open_i, "java")
@@ -976,7 +960,6 @@ def read_errorprone(snap: Snapshot, path: str, rule: str):
                 while k < len(lines) and re.match(r"\s*//", lines[k]):
                     k += 1
                 flagged[k + 1] = "BUG marker"
-        n += 1
         off = offset if src_path == path else 0
         for sn in fixture_units(snap, src_path, rule, "java", flagged, text=code, expect="BUG marker before"):
             # Lines count in the test file; the unit's range within the code stays in `context`.
