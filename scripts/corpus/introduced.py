@@ -44,7 +44,7 @@ import tempfile
 from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import DEFAULT_MIRRORS, GIT_CFG, GIT_ENV, ROOT, mirror_dir, refuse_blocked  # noqa: E402
+from common import DEFAULT_MIRRORS, GIT_CFG, GIT_ENV, ROOT, is_test, mirror_dir, refuse_blocked  # noqa: E402
 from introduced_lex import normalize  # noqa: E402
 from rules import AXES  # noqa: E402
 import introduced_commits  # noqa: E402
@@ -656,7 +656,7 @@ def target_path(lang: str, group: str, code: list[str]) -> str:
         return f"cmd/{name}/main.go" if pkg == "main" else f"internal/{pkg}/{name}.go"
     if lang in ("java", "apex"):
         m = re.search(r"\b(?:class|interface|enum|record)\s+(\w+)", text)
-        cls = m.group(1) if m else name.capitalize()
+        cls = m.group(1) if m and not TESTISH.search(m.group(1)) else name.capitalize()
         if lang == "apex":
             return f"force-app/main/default/classes/{cls}.cls"
         m = re.search(r"^package\s+([\w.]+)\s*;", text, re.M)
@@ -664,7 +664,7 @@ def target_path(lang: str, group: str, code: list[str]) -> str:
         return f"src/main/java/{pkg}{cls}.java"
     if lang == "csharp":
         m = re.search(r"\bclass\s+(\w+)", text)
-        return f"src/{m.group(1) if m else name.capitalize()}.cs"
+        return f"src/{m.group(1) if m and not TESTISH.search(m.group(1)) else name.capitalize()}.cs"
     ext = {"python": "py", "rust": "rs", "javascript": "js", "typescript": "ts", "ruby": "rb", "php": "php"}[lang]
     top = {"python": "app", "ruby": "lib"}.get(lang, "src")
     return f"{top}/{name}.{ext}"
@@ -981,6 +981,8 @@ def build(mirrors: str, drops: Counter):
             raise SystemExit(f"{r['id']}: unknown axis {r['primary']}")
         if not diff.startswith("diff --git a/") or "\n@@ " not in diff:
             raise SystemExit(f"{r['id']}: not a git diff")
+        if r["shape"] != "commit" and is_test(r["file"]):
+            raise SystemExit(f"{r['id']}: the diff writes to a test path, {r['file']}")
     man = io.StringIO()
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
