@@ -1031,7 +1031,8 @@ def readme_sections(manifest: bytes, drops: Counter) -> dict[str, str]:
     def counts(key, title):
         c = defaultdict(Counter)
         for r in rows:
-            c[r[key]][(r["kind"], r["split"])] += 1
+            k = "(real commits)" if key == "repo" and r["shape"] == "commit" else r[key]
+            c[k][(r["kind"], r["split"])] += 1
         body = []
         for k in sorted(c, key=lambda k: (-sum(c[k].values()), k)):
             v = c[k]
