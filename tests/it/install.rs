@@ -40,6 +40,16 @@ impl Project {
         self.data.path().join("install")
     }
 
+    /// `install` of `host`'s own hook file at `path`, with this project's undo record.
+    fn install(&self, host: Host, path: &Path) -> Result<install::Outcome, InstallError> {
+        install::install(host, file(host), path, program(), &self.undo())
+    }
+
+    /// `uninstall`, the same way.
+    fn uninstall(&self, host: Host, path: &Path) -> Result<install::Outcome, InstallError> {
+        install::uninstall(host, file(host), path, program(), &self.undo())
+    }
+
     fn settings(&self, host: Host) -> PathBuf {
         host.settings_path(&Scope::Project {
             root: self.dir.path().to_owned(),
@@ -120,14 +130,7 @@ fn settings_paths_for_each_host_and_scope() {
 fn install_creates_a_missing_file_and_directory() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let outcome = install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.install(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::Created);
     assert_eq!(outcome.backup, None);
     assert_eq!(
@@ -145,14 +148,7 @@ fn install_creates_a_missing_file_and_directory() {
     assert!(order.is_sorted(), "{text}");
     assert!(text.ends_with("}\n"));
 
-    let outcome = install::uninstall(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.uninstall(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::Deleted);
     assert!(!path.exists());
     assert!(project.inventory().is_empty());
@@ -188,20 +184,19 @@ fn uninstall_removes_only_the_empty_folders_install_created() {
         // A folder that was there before install stays, even empty.
         let project = Project::new();
         let path = project.settings(host);
-        let shape = file(host);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
-        install::install(host, shape, &path, program(), &project.undo()).unwrap();
-        install::uninstall(host, shape, &path, program(), &project.undo()).unwrap();
+        project.install(host, &path).unwrap();
+        project.uninstall(host, &path).unwrap();
         assert!(path.parent().unwrap().is_dir(), "{host:?}");
         assert!(!path.exists());
 
         // A folder install created but the user has put something in stays, with it.
         let project = Project::new();
         let path = project.settings(host);
-        install::install(host, shape, &path, program(), &project.undo()).unwrap();
+        project.install(host, &path).unwrap();
         let theirs = path.with_file_name("theirs.json");
         fs::write(&theirs, "{}").unwrap();
-        install::uninstall(host, shape, &path, program(), &project.undo()).unwrap();
+        project.uninstall(host, &path).unwrap();
         assert!(!path.exists());
         assert_eq!(fs::read(&theirs).unwrap(), b"{}");
     }
@@ -220,13 +215,13 @@ fn a_backup_an_earlier_version_left_beside_the_file_is_used_and_removed() {
     fs::write(&path, &installed).unwrap();
     let legacy = legacy_backup_path(&path);
     fs::write(&legacy, original).unwrap();
-    let outcome = install::uninstall(host, file(host), &path, program(), &project.undo()).unwrap();
+    let outcome = project.uninstall(host, &path).unwrap();
     assert_eq!(outcome.action, Action::Restored);
     assert_eq!(fs::read_to_string(&path).unwrap(), original);
     assert!(!legacy.exists());
     // Installing again over such a leftover removes it too.
     fs::write(&legacy, original).unwrap();
-    install::install(host, file(host), &path, program(), &project.undo()).unwrap();
+    project.install(host, &path).unwrap();
     assert!(!legacy.exists());
     assert_eq!(project.inventory().len(), 1);
 }
@@ -236,26 +231,11 @@ fn second_install_changes_nothing() {
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  \"model\": \"opus\"\n}\n");
     assert_eq!(
-        install::install(
-            Host::ClaudeCode,
-            file(Host::ClaudeCode),
-            &path,
-            program(),
-            &project.undo()
-        )
-        .unwrap()
-        .action,
+        project.install(Host::ClaudeCode, &path).unwrap().action,
         Action::Added
     );
     let before = project.inventory();
-    let outcome = install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.install(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::AlreadyInstalled);
     assert_eq!(project.inventory(), before);
 }
@@ -284,8 +264,7 @@ fn install_keeps_every_other_setting_and_uninstall_restores_the_bytes() {
             let path = project.write(host, original.as_bytes());
             let before: Value = serde_json::from_str(original).unwrap();
 
-            let outcome =
-                install::install(host, file(host), &path, program(), &project.undo()).unwrap();
+            let outcome = project.install(host, &path).unwrap();
             assert_eq!(outcome.action, Action::Added, "{original:?}");
             // The previous file is kept in the data dir, never beside the settings file.
             let backup = outcome.backup.clone().unwrap();
@@ -300,8 +279,7 @@ fn install_keeps_every_other_setting_and_uninstall_restores_the_bytes() {
             assert_keeps(&before, &installed, original);
             assert_has_our_hooks(host, &installed);
 
-            let outcome =
-                install::uninstall(host, file(host), &path, program(), &project.undo()).unwrap();
+            let outcome = project.uninstall(host, &path).unwrap();
             assert_eq!(outcome.action, Action::Restored, "{original:?}");
             assert_eq!(
                 fs::read_to_string(&path).unwrap(),
@@ -320,7 +298,7 @@ fn uninstall_after_the_user_edited_the_file_removes_only_our_hooks() {
         let host = Host::ClaudeCode;
         let project = Project::new();
         let path = project.write(host, original.as_bytes());
-        install::install(host, file(host), &path, program(), &project.undo()).unwrap();
+        project.install(host, &path).unwrap();
         // The user adds a setting after install, at the very start of the file: the backup no
         // longer describes this file, so uninstall has to cut our hooks out of the text.
         let edited = fs::read_to_string(&path).unwrap();
@@ -332,8 +310,7 @@ fn uninstall_after_the_user_edited_the_file_removes_only_our_hooks() {
         );
         fs::write(&path, &edited).unwrap();
 
-        let outcome =
-            install::uninstall(host, file(host), &path, program(), &project.undo()).unwrap();
+        let outcome = project.uninstall(host, &path).unwrap();
         assert_eq!(outcome.action, Action::Removed, "{original:?}");
         assert_eq!(
             fs::read_to_string(outcome.backup.as_ref().unwrap()).unwrap(),
@@ -376,14 +353,7 @@ fn install_replaces_a_stale_registration_instead_of_adding_a_second() {
         &project.undo(),
     )
     .unwrap();
-    let outcome = install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.install(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::Added);
     let settings = read_json(&path);
     assert_has_our_hooks(Host::ClaudeCode, &settings);
@@ -397,14 +367,7 @@ fn uninstall_removes_a_handler_from_a_group_it_shares_with_others() {
     );
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, original.as_bytes());
-    let outcome = install::uninstall(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.uninstall(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::Removed);
     assert_eq!(
         read_json(&path),
@@ -416,27 +379,13 @@ fn uninstall_removes_a_handler_from_a_group_it_shares_with_others() {
 fn uninstall_without_our_hooks_writes_nothing() {
     let project = Project::new();
     let path = project.settings(Host::ClaudeCode);
-    let outcome = install::uninstall(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.uninstall(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::NotInstalled);
     assert!(project.inventory().is_empty());
 
     project.write(Host::ClaudeCode, ODD_FILES[9].as_bytes());
     let before = project.inventory();
-    let outcome = install::uninstall(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    let outcome = project.uninstall(Host::ClaudeCode, &path).unwrap();
     assert_eq!(outcome.action, Action::NotInstalled);
     assert_eq!(project.inventory(), before);
 }
@@ -474,14 +423,7 @@ fn broken_settings_are_refused_and_left_untouched() {
         let project = Project::new();
         let path = project.write(Host::ClaudeCode, bytes);
         let before = project.inventory();
-        let err = install::install(
-            Host::ClaudeCode,
-            file(Host::ClaudeCode),
-            &path,
-            program(),
-            &project.undo(),
-        )
-        .unwrap_err();
+        let err = project.install(Host::ClaudeCode, &path).unwrap_err();
         match &err {
             InstallError::Settings { path: p, source } => {
                 assert_eq!(p, &path);
@@ -495,13 +437,7 @@ fn broken_settings_are_refused_and_left_untouched() {
         assert!(err.hint().is_some());
         assert_eq!(project.inventory(), before, "{bytes:?} was modified");
         // Uninstall refuses the same files (or finds nothing of ours) and writes nothing.
-        match install::uninstall(
-            Host::ClaudeCode,
-            file(Host::ClaudeCode),
-            &path,
-            program(),
-            &project.undo(),
-        ) {
+        match project.uninstall(Host::ClaudeCode, &path) {
             Ok(outcome) => assert_eq!(outcome.action, Action::NotInstalled),
             Err(err) => assert!(matches!(err, InstallError::Settings { .. }), "{err:?}"),
         }
@@ -517,14 +453,7 @@ fn broken_settings_are_refused_and_left_untouched() {
 fn comment_refusal_explains_what_to_do() {
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  // hi\n}\n");
-    let err = install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap_err();
+    let err = project.install(Host::ClaudeCode, &path).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -617,41 +546,13 @@ fn claude_and_codex_registrations_do_not_touch_each_other() {
     // uninstall removes only its own handlers.
     let project = Project::new();
     let path = project.write(Host::ClaudeCode, b"{\n  \"x\": 1\n}\n");
-    install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
-    install::install(
-        Host::Codex,
-        file(Host::Codex),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
-    install::uninstall(
-        Host::Codex,
-        file(Host::Codex),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    project.install(Host::ClaudeCode, &path).unwrap();
+    project.install(Host::Codex, &path).unwrap();
+    project.uninstall(Host::Codex, &path).unwrap();
     let settings = read_json(&path);
     assert_has_our_hooks(Host::ClaudeCode, &settings);
     assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
-    install::uninstall(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    project.uninstall(Host::ClaudeCode, &path).unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"x\": 1\n}\n");
 }
 
@@ -668,14 +569,7 @@ fn a_symlinked_settings_file_stays_a_symlink_and_keeps_its_mode() {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&real, &path).unwrap();
 
-    install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    project.install(Host::ClaudeCode, &path).unwrap();
     assert!(
         fs::symlink_metadata(&path)
             .unwrap()
@@ -688,14 +582,7 @@ fn a_symlinked_settings_file_stays_a_symlink_and_keeps_its_mode() {
         0o600
     );
 
-    install::uninstall(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    project.uninstall(Host::ClaudeCode, &path).unwrap();
     assert!(
         fs::symlink_metadata(&path)
             .unwrap()
@@ -732,14 +619,7 @@ fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
         Host::Gemini,
         b"{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n",
     );
-    install::install(
-        Host::Gemini,
-        file(Host::Gemini),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    project.install(Host::Gemini, &path).unwrap();
     let settings = read_json(&path);
     let handler = |timeout: u64| json!({"type": "command", "name": "jev-preflight", "command": format!("'{PROGRAM}' hook"), "timeout": timeout});
     assert_eq!(
@@ -754,24 +634,9 @@ fn gemini_handlers_are_named_shell_commands_with_millisecond_timeouts() {
         })
     );
     // A Claude Code registration in the same file is another host's, and stays.
-    install::install(
-        Host::ClaudeCode,
-        file(Host::ClaudeCode),
-        &path,
-        program(),
-        &project.undo(),
-    )
-    .unwrap();
+    project.install(Host::ClaudeCode, &path).unwrap();
     assert_eq!(
-        install::uninstall(
-            Host::Gemini,
-            file(Host::Gemini),
-            &path,
-            program(),
-            &project.undo()
-        )
-        .unwrap()
-        .action,
+        project.uninstall(Host::Gemini, &path).unwrap().action,
         Action::Removed
     );
     let settings = read_json(&path);
