@@ -246,13 +246,18 @@ fn a_bad_scorer_choice_names_the_place_that_set_it() {
     );
     assert!(!report.contains("JEV_PREFLIGHT_SCORER`"), "{report}");
     // The user config file.
+    a_bad_user_config_file_is_named(&repo, r#"{"scorer": "nope"}"#);
+}
+
+/// A user config file holding `setting`: the hook and doctor both blame that file.
+fn a_bad_user_config_file_is_named(repo: &TestRepo, setting: &str) {
     let env = HookEnv::new();
     let file = env.config_home.join("jev-preflight/config.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, r#"{"scorer": "nope"}"#).unwrap();
+    std::fs::write(&file, setting).unwrap();
     same_verdict(
         &env,
-        &repo,
+        repo,
         "user config",
         "user_config_invalid",
         &format!("edit the user config file `{}`", file.display()),
@@ -281,17 +286,7 @@ fn a_bad_memory_or_budget_setting_names_the_place_that_set_it() {
         r#"{"memoryDays": 99}"#,
         r#"{"remoteMaxPerSession": 2000000}"#,
     ] {
-        let env = HookEnv::new();
-        let file = env.config_home.join("jev-preflight/config.json");
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, setting).unwrap();
-        same_verdict(
-            &env,
-            &repo,
-            "user config",
-            "user_config_invalid",
-            &format!("edit the user config file `{}`", file.display()),
-        );
+        a_bad_user_config_file_is_named(&repo, setting);
     }
 }
 
