@@ -158,6 +158,14 @@ impl Store {
                     })
                     .unwrap_or(true)
                 }) {
+                    // A hook starting at the same moment may have written the marker between
+                    // our read and our listing, and its first files since: then the store is
+                    // ours after all.
+                    if read_file(&marker, 4096)?.is_some() {
+                        return Ok(Store {
+                            root: root.to_owned(),
+                        });
+                    }
                     return Err(StoreError::Foreign {
                         path: root.to_owned(),
                     });
