@@ -1,0 +1,997 @@
+//! Risk a change introduces on a new line of code: the dispatcher over every rule, request
+//! data followed from its source to a sink, and guards a change removes.
+
+use super::*;
+
+/// Risk added on a new line of code or configuration.
+pub(super) fn introduced(
+    hunk: &Hunk<'_>,
+    dialect: Dialect,
+    push: &mut impl FnMut(Rule, u32, &str),
+) {
+    let new = side(hunk, true);
+    let tainted = tainted_names(&new);
+    let sql_vars = sql_variables(&new);
+    for (i, l) in new.iter().enumerate() {
+        if !l.changed {
+            continue;
+        }
+        let raw = l.text.trim();
+        let lower = raw.to_ascii_lowercase();
+        // The author acknowledged the line for a linter (`# noqa`, `//nolint`, `#nosec`).
+        if any(
+            &lower,
+            &[
+                "noqa",
+                "nolint",
+                "nosec",
+                "nosonar",
+                "eslint-disable",
+                "rubocop:disable",
+                "phpcs:ignore",
+                "pylint: disable",
+                "codeql[",
+                "lgtm[",
+            ],
+        ) {
+            continue;
+        }
+        let code = strip_comment(&code_only(&lower), dialect);
+        if let Some(rule) = request_flow(&code, &tainted, dialect) {
+            push(rule, l.line, raw);
+        }
+        if sql_appended(&code, &sql_vars) {
+            push(Rule::SqlFromString, l.line, raw);
+        }
+        if let Some(rule) = verification_off(&lower, &code, dialect) {
+            push(rule, l.line, raw);
+        }
+        if permissions_widened(&lower, &code) {
+            push(Rule::PermissionsWidened, l.line, raw);
+        }
+        if credential_logged(raw, &code) {
+            push(Rule::CredentialLogged, l.line, raw);
+        }
+        let kdf_set_later =
+            lower.contains("rfc2898derivebytes(") && window_has(&new, i, "iterationcount =");
+        if weak_crypto(&lower, dialect) && !kdf_set_later
+            || dialect == Dialect::CSharp
+                && code.contains("setswitch(")
+                && code.replace(' ', "").contains(",true)")
+                && window_has(&new, i, "dontenableschusestrongcrypto")
+        {
+            push(Rule::WeakCrypto, l.line, raw);
+        }
+        if sql_string(&lower)
+            && interpolated(raw)
+            && spliced_values(raw)
+                .is_none_or(|v| v.is_empty() || !v.iter().all(|p| safe_sql_piece(p)))
+        {
+            push(Rule::SqlFromString, l.line, raw);
+        }
+        if command_built(raw, &code, dialect) {
+            push(Rule::CommandFromString, l.line, raw);
+        }
+        if eval_built(raw, &code, dialect) {
+            push(Rule::EvalFromString, l.line, raw);
+        }
+        if REQUEST_DATA.iter().any(|r| code.contains(r)) && SINKS.iter().any(|s| code.contains(s)) {
+            push(Rule::RequestDataInSink, l.line, raw);
+        }
+        if markup_unescaped(raw, &code) {
+            push(Rule::MarkupUnescaped, l.line, raw);
+        }
+        if unsafe_deserialize(&code, dialect, &new, i) {
+            push(Rule::UnsafeDeserialize, l.line, raw);
+        }
+        if swallowed(&new, i, &code, dialect) {
+            push(Rule::ErrorSwallowed, l.line, raw);
+        }
+        if discarded(&code, dialect) || dialect == Dialect::Js && floating_promise(&new, i, &code) {
+            push(Rule::ErrorDiscarded, l.line, raw);
+        }
+        if unclosed(&new, i, &code, dialect) {
+            push(Rule::ResourceUnclosed, l.line, raw);
+        }
+        if dialect == Dialect::Go
+            && (code.contains(", _ := context.with") || code.contains(", _ = context.with"))
+        {
+            push(Rule::CancelDiscarded, l.line, raw);
+        }
+        for rule in language_risks(&new, i, raw, &code, dialect) {
+            push(rule, l.line, raw);
+        }
+        if jump_in_finally(&new, i, &code, dialect) {
+            push(Rule::JumpInFinally, l.line, raw);
+        }
+        if archive_path_unchecked(&code, dialect, &new, i) {
+            push(Rule::ArchivePathUnchecked, l.line, raw);
+        }
+        if dialect == Dialect::CSharp && root_cert_trusted(&code, &lower, &new, i)
+            || dialect == Dialect::Shell && root_cert_trusted(&code, &lower, &new, i)
+        {
+            push(Rule::RootCertTrusted, l.line, raw);
+        }
+        if csrf_bypassed(&lower, &tainted) {
+            push(Rule::CsrfOff, l.line, raw);
+        }
+        if dialect == Dialect::Go && size_limit_missing(&new, i, &code) {
+            push(Rule::SizeLimitMissing, l.line, raw);
+        }
+        if dialect == Dialect::Go
+            && (context_dropped(&new, i, &code) || loop_ignores_context(&new, i, &code))
+        {
+            push(Rule::ContextDropped, l.line, raw);
+        }
+        if dialect == Dialect::Go && cancel_never_called(&new, i, &code) {
+            push(Rule::CancelDiscarded, l.line, raw);
+        }
+        if lock_without_unlock(&new, i, &code) {
+            push(Rule::UnlockRemoved, l.line, raw);
+        }
+        if timeout_missing(&code, dialect) {
+            push(Rule::TimeoutRemoved, l.line, raw);
+        }
+    }
+}
+
+/// Request data as it enters code (lower-cased): query strings, forms, bodies, headers,
+/// cookies and path parameters of the common web frameworks.
+pub(super) const SOURCES: &[&str] = &[
+    "request.args",
+    "request.form",
+    "request.values",
+    "request.json",
+    "request.data",
+    "request.files",
+    "request.cookies",
+    "request.headers",
+    "request.get[",
+    "request.post[",
+    "request.get.get(",
+    "request.post.get(",
+    "request.query_params",
+    "request.path_params",
+    "request.params",
+    "request.query",
+    "request.body",
+    "request.getparameter(",
+    "request.getheader(",
+    "request.getquerystring(",
+    "request.getcookies(",
+    "request.form[",
+    "request.querystring",
+    "request.cookies[",
+    "request.headers[",
+    "request.userlanguages",
+    "request.url",
+    "request.rawurl",
+    "request.input(",
+    "req.query",
+    "req.params",
+    "req.body",
+    "req.headers",
+    "req.cookies",
+    "req.url",
+    "$_get",
+    "$_post",
+    "$_request",
+    "$_cookie",
+    "$_files",
+    "$_server[",
+    "$request->input(",
+    "$request->get(",
+    "$request->query(",
+    "params[:",
+    "params.require(",
+    "params.permit(",
+    "cookies[:",
+    "r.formvalue(",
+    "r.postformvalue(",
+    "r.form.get(",
+    "r.postform.get(",
+    "r.url.query()",
+    "r.url.path",
+    "r.header.get(",
+    "r.body",
+    "mux.vars(r)",
+    "c.query(",
+    "c.param(",
+    "c.postform(",
+    "c.formvalue(",
+    "ctx.query(",
+    "ctx.params(",
+    "getparameter(",
+    "getcurrentpage().getparameters()",
+    "apexpages.currentpage().getparameters()",
+];
+
+pub(super) fn has_source(code: &str) -> bool {
+    // One pass over the line for all of them (this runs on every changed line twice).
+    static AUTOMATON: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| aho_corasick::AhoCorasick::new(SOURCES).ok());
+    let found = match AUTOMATON.as_ref() {
+        Some(ac) => ac.is_match(code),
+        None => SOURCES.iter().any(|s| code.contains(s)),
+    };
+    found
+        // ASP.NET's `Request["name"]` (elsewhere a map is often called `request`).
+        || code.contains("request[\"") && !code.contains(":=") && !code.contains("request[\"\"]=")
+}
+
+/// Calls that check, convert or escape a value, so what they return is no longer raw
+/// request data.
+pub(super) const SANITIZERS: &[&str] = &[
+    "parseaddress",
+    "strconv.",
+    "parseint(",
+    "parsefloat(",
+    "int(",
+    "float(",
+    "intval(",
+    "floatval(",
+    "absint(",
+    "(int)",
+    "(float)",
+    "integer.parseint(",
+    "long.parselong(",
+    "int.parse(",
+    "int.tryparse(",
+    "escape",
+    "sanitize",
+    "validate",
+    "quote(",
+    "htmlspecialchars(",
+    "htmlentities(",
+    "esc_",
+    "ldap_escape(",
+    "escapeshellarg(",
+    "escapeshellcmd(",
+    "filepath.base(",
+    "path.basename(",
+    "basename(",
+    "secure_filename(",
+    "uuid.parse(",
+    "bleach.",
+    "encodeuricomponent(",
+    "url.queryescape(",
+    "url.pathescape(",
+    "isvalid",
+    "allowlist",
+    "whitelist",
+];
+
+pub(super) fn sanitized(code: &str) -> bool {
+    SANITIZERS.iter().any(|s| {
+        if s.ends_with('(') || s.ends_with('.') || s.ends_with(')') || s.ends_with('_') {
+            return code.contains(s);
+        }
+        // A word (`escape`, `sanitize`, …) counts inside a call's name only.
+        let mut from = 0;
+        while let Some(off) = code[from..].find(s) {
+            let at = from + off + s.len();
+            let rest = &code[at..];
+            let name_end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            if rest[name_end..].starts_with('(') {
+                return true;
+            }
+            from = at;
+        }
+        false
+    })
+}
+
+/// The names a line of code assigns (`a := …`, `var a = …`, `$a = …`, `String a = …`,
+/// `a, b := …`), lower-cased; empty for anything else.
+pub(super) fn assigned_names(code: &str) -> Vec<String> {
+    let t = code.trim_start();
+    let Some(at) = t.find('=') else {
+        return Vec::new();
+    };
+    let b = t.as_bytes();
+    // Not `==`, `!=`, `<=`, `>=`, `=>`.
+    if b.get(at + 1) == Some(&b'=')
+        || b.get(at + 1) == Some(&b'>')
+        || at > 0 && matches!(b[at - 1], b'!' | b'<' | b'>' | b'=')
+    {
+        return Vec::new();
+    }
+    let lhs = t[..at].trim_end_matches([':', '+', '.', ' ']);
+    if lhs.contains('(') || lhs.contains('"') || lhs.contains('\'') {
+        return Vec::new();
+    }
+    lhs.split(',')
+        .filter_map(|part| {
+            let last = part.split_whitespace().last()?;
+            let name = last.trim_start_matches(['$', '*', '&', '@']);
+            let name = name.rsplit('.').next().unwrap_or(name);
+            (!name.is_empty()
+                && name != "_"
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// Whether `code` uses `name` as a whole word.
+pub(super) fn uses_word(code: &str, name: &str) -> bool {
+    let b = code.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut from = 0;
+    while let Some(off) = code[from..].find(name) {
+        let at = from + off;
+        let end = at + name.len();
+        let before_ok = at == 0 || !word(b[at - 1]);
+        let after_ok = end >= b.len() || !word(b[end]);
+        if before_ok && after_ok {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// Names that hold request data in a run of lines (assigned from a source, or from another
+/// such name), lower-cased.
+pub(super) fn tainted_names(lines: &[SideLine<'_>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for l in lines {
+        let code = code_only(&l.text.trim().to_ascii_lowercase());
+        let assigned = assigned_names(&code);
+        if assigned.is_empty() {
+            continue;
+        }
+        let rhs = code.split_once('=').map_or("", |(_, r)| r);
+        if (has_source(rhs) || names.iter().any(|n| uses_word(rhs, n))) && !sanitized(rhs) {
+            for n in assigned {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Where request data must not go unchecked, by the rule it raises.
+pub(super) fn sink_of(code: &str, dialect: Dialect) -> Option<(Rule, &'static str)> {
+    const SQL: &[&str] = &[
+        ".query(",
+        ".execute(",
+        ".executemany(",
+        ".exec(",
+        ".queryrow(",
+        ".querycontext(",
+        ".execcontext(",
+        ".executequery(",
+        ".executeupdate(",
+        ".preparestatement(",
+        ".createquery(",
+        ".createnativequery(",
+        ".raw(",
+        ".get_results(",
+        ".get_var(",
+        ".get_row(",
+        ".get_col(",
+        "mysqli_query(",
+        "mysql_query(",
+        "pg_query(",
+        "sqlite_query(",
+        "new sqlcommand(",
+        "commandtext =",
+        ".fromsql(",
+        ".fromsqlraw(",
+        ".executesqlraw(",
+        ".executesqlcommand(",
+        ".sqlquery(",
+        "database.query(",
+        "find_by_sql(",
+        ".where(\"",
+    ];
+    const COMMAND: &[&str] = &[
+        "exec.command(",
+        "exec.commandcontext(",
+        "os.system(",
+        "os.popen(",
+        "subprocess.",
+        "runtime.getruntime().exec(",
+        "new processbuilder(",
+        "process.start(",
+        "shell_exec(",
+        "passthru(",
+        "proc_open(",
+        "popen(",
+        "system(",
+        "execsync(",
+        "spawn(",
+        "%x(",
+        "open3.",
+    ];
+    const EVAL: &[&str] = &[
+        "eval(",
+        "call_user_func(",
+        "call_user_func_array(",
+        "create_function(",
+        "instance_eval(",
+        "class_eval(",
+        "public_send(",
+        "new function(",
+        "render_template_string(",
+        "new reflectionclass(",
+        "new reflectionfunction(",
+        "new reflectionmethod(",
+        "register_shutdown_function(",
+        "register_tick_function(",
+        "forward_static_call(",
+        "forward_static_call_array(",
+        "class.forname(",
+        "getmethod(",
+        "_.template(",
+        "handlebars.compile(",
+        "ejs.render(",
+        "pug.render(",
+        "nunjucks.renderstring(",
+        ".from_string(",
+        "jinja2.template(",
+        "erb.new(",
+        "render inline:",
+        "render(inline:",
+        "template.new",
+    ];
+    const DESERIALIZE: &[&str] = &[
+        "pickle.loads(",
+        "yaml.load(",
+        "unserialize(",
+        "marshal.load(",
+        "xml.unmarshal(",
+        "xml.newdecoder(",
+        "gob.newdecoder(",
+        "objectinputstream(",
+        ".deserialize(",
+    ];
+    const PLACES: &[&str] = &[
+        "open(",
+        "os.open(",
+        "os.create(",
+        "os.openfile(",
+        "os.readfile(",
+        "ioutil.readfile(",
+        "readfile(",
+        "writefile(",
+        "createreadstream(",
+        "sendfile(",
+        "send_file(",
+        "send_from_directory(",
+        "file_get_contents(",
+        "file_put_contents(",
+        "fopen(",
+        "unlink(",
+        "include(",
+        "require(",
+        "new file(",
+        "paths.get(",
+        "file.readalltext(",
+        "urlopen(",
+        "requests.get(",
+        "requests.post(",
+        "requests.request(",
+        "http.get(",
+        "http.post(",
+        "http.newrequest(",
+        "http.newrequestwithcontext(",
+        "fetch(",
+        "axios.get(",
+        "axios.post(",
+        "axios(",
+        "curl_init(",
+        "curl_setopt(",
+        "new url(",
+        "uri.parse(",
+        "net::http.get(",
+        "redirect(",
+        "redirect_to",
+        "sendredirect(",
+        "header(\"location",
+        "header('location",
+        "new pagereference(",
+        "setcookie(",
+        "smtp.sendmail(",
+        ".mail(",
+        ".rcpt(",
+        "ldap_search(",
+        "search_s(",
+        "ldap.search(",
+        "conn.search(",
+        ".search_ext(",
+        "directorysearcher(",
+    ];
+    const OUTPUT: &[&str] = &[
+        "echo ",
+        "print ",
+        "res.send(",
+        "res.write(",
+        "response.write(",
+        "document.write(",
+        ".innerhtml",
+        "httpresponse(",
+    ];
+    let find = |list: &'static [&'static str]| list.iter().copied().find(|s| code.contains(s));
+    if let Some(s) = find(SQL)
+        && !(dialect == Dialect::Js && s == ".exec(" || s == ".query(" && code.contains("url"))
+    {
+        return Some((Rule::SqlFromString, s));
+    }
+    if let Some(s) = find(COMMAND) {
+        return Some((Rule::CommandFromString, s));
+    }
+    if let Some(s) = find(DESERIALIZE) {
+        return Some((Rule::UnsafeDeserialize, s));
+    }
+    if let Some(s) = find(EVAL) {
+        return Some((Rule::EvalFromString, s));
+    }
+    // Ruby's dynamic dispatch and constant lookup.
+    if dialect == Dialect::Ruby
+        && let Some(s) = [".send(", "constantize"]
+            .into_iter()
+            .find(|s| code.contains(s))
+    {
+        return Some((Rule::EvalFromString, s));
+    }
+    if let Some(s) = find(PLACES) {
+        return Some((Rule::RequestDataInSink, s));
+    }
+    if let Some(s) = find(OUTPUT)
+        && (dialect == Dialect::Php || !s.starts_with("echo") && !s.starts_with("print"))
+    {
+        return Some((Rule::MarkupUnescaped, s));
+    }
+    None
+}
+
+/// The arguments of the call that starts at `open` (the index just after its `(`), up to its
+/// closing parenthesis or the end of the line.
+pub(super) fn call_args(code: &str, open: usize) -> &str {
+    let b = code.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth == 0 => return &code[open..i],
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    &code[open..]
+}
+
+/// Request data (a source, or a name holding it) reaching a sink on this line.
+pub(super) fn request_flow(code: &str, tainted: &[String], dialect: Dialect) -> Option<Rule> {
+    // Most lines hold no request data at all: that is cheaper to learn than where a sink is.
+    if !has_source(code) && !tainted.iter().any(|n| uses_word(code, n)) {
+        return None;
+    }
+    let (rule, sink) = sink_of(code, dialect)?;
+    let at = code.find(sink)? + sink.len();
+    // The sink's arguments, or for an assignment-style sink the rest of the line.
+    let args = if sink.ends_with('(') {
+        call_args(code, at)
+    } else {
+        &code[at..]
+    };
+    // For queries, only the statement's text matters: parameters passed beside it are safe.
+    let checked = if rule == Rule::SqlFromString && dialect != Dialect::Php {
+        first_arg(args)
+    } else {
+        args
+    };
+    let flows = has_source(checked) || tainted.iter().any(|n| uses_word(checked, n));
+    let prepared = rule == Rule::SqlFromString && code.contains("->prepare(");
+    (flows && !prepared && !sanitized(checked)).then_some(rule)
+}
+
+/// The first top-level argument of an argument list.
+pub(super) fn first_arg(args: &str) -> &str {
+    let b = args.as_bytes();
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    for (i, &c) in b.iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' | b'`' => quote = Some(c),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                b',' if depth == 0 => return &args[..i],
+                _ => {}
+            },
+        }
+    }
+    args
+}
+
+/// A `return`, `break`, `continue` or `throw` on a line inside a `finally` block (or Ruby
+/// `ensure`): the exception in flight is dropped.
+pub(super) fn jump_in_finally(
+    new: &[SideLine<'_>],
+    i: usize,
+    code: &str,
+    dialect: Dialect,
+) -> bool {
+    let t = code.trim_start();
+    let jump = ["return", "break", "continue", "throw", "raise"]
+        .iter()
+        .any(|j| {
+            t.starts_with(j)
+                && !t[j.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        });
+    let squeezed = without_spaces(t);
+    // Promise `.finally(() => { return x })` on one line.
+    if squeezed.contains(".finally(") {
+        let after = squeezed.split_once(".finally(").map_or("", |(_, r)| r);
+        return after.contains("{return") || after.contains("{throw");
+    }
+    if !jump
+        || matches!(
+            dialect,
+            Dialect::Go | Dialect::Rust | Dialect::Shell | Dialect::Data
+        )
+    {
+        return false;
+    }
+    let indent = |s: &str| s.len() - s.trim_start().len();
+    let mine = indent(new[i].text);
+    // `break`/`continue` without a label inside a loop or switch of the finally block stay
+    // in it.
+    let local_jump = (t.starts_with("break") || t.starts_with("continue"))
+        && matches!(t.trim_end_matches(';').trim(), "break" | "continue");
+    let mut depth_min = mine;
+    // Walk up to the block that holds this line.
+    for l in new[..i].iter().rev().take(60) {
+        let text = l.text;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let lt = text.trim().to_ascii_lowercase();
+        let ind = indent(text);
+        if ind < depth_min {
+            depth_min = ind;
+            let looping = [
+                "for ", "for(", "while ", "while(", "do ", "do{", "switch", "loop", "until ",
+            ]
+            .iter()
+            .any(|k| lt.starts_with(k));
+            if local_jump && looping {
+                return false;
+            }
+        }
+        // A nested function or lambda owns its own returns.
+        if ind < mine
+            && (lt.contains("=>")
+                || lt.contains("->")
+                || lt.starts_with("def ")
+                || lt.contains("function")
+                || lt.starts_with("fn ")
+                || lt.contains("lambda"))
+        {
+            return false;
+        }
+        if ind < mine
+            && (lt == "finally:"
+                || lt == "ensure"
+                || lt.starts_with("finally {")
+                || lt.starts_with("} finally {")
+                || lt.starts_with("}finally{")
+                || lt == "finally")
+        {
+            return true;
+        }
+        // Left the enclosing method without meeting `finally`.
+        if ind < mine
+            && (lt.starts_with("def ")
+                || lt.starts_with("public ")
+                || lt.starts_with("private ")
+                || lt.starts_with("protected ")
+                || lt.starts_with("static ")
+                || lt.starts_with("class "))
+        {
+            return false;
+        }
+    }
+    false
+}
+
+/// Archive entries extracted with their own paths: `tar.extractall()` without a filter,
+/// `filepath.Join(dest, f.Name)`, `new File(dir, entry.getName())`, `entry.fileName`.
+pub(super) fn archive_path_unchecked(
+    code: &str,
+    dialect: Dialect,
+    new: &[SideLine<'_>],
+    i: usize,
+) -> bool {
+    let s = without_spaces(code);
+    match dialect {
+        Dialect::Python => {
+            (s.contains(".extractall(") || s.contains(".extract(") && window_has(new, i, "tarfile"))
+                && !s.contains("filter=")
+                && !s.contains("members=safe")
+        }
+        Dialect::Go => {
+            (s.contains("filepath.join(") || s.contains("path.join("))
+                && (s.contains(".name)") || s.contains("header.name") || s.contains("hdr.name"))
+                && (window_has(new, i, "zip") || window_has(new, i, "tar"))
+                && !window_has(new, i, "hasprefix")
+                && !window_has(new, i, "filepath.islocal")
+        }
+        Dialect::Java => {
+            s.contains("newfile(")
+                && (s.contains("entry.getname()")
+                    || s.contains("ze.getname()")
+                    || s.contains(".getname())"))
+                && (window_has(new, i, "zipentry")
+                    || window_has(new, i, "zipinputstream")
+                    || window_has(new, i, "tararchiveentry"))
+                && !window_has(new, i, "getcanonicalpath")
+                && !window_has(new, i, "normalize()")
+        }
+        Dialect::Js => {
+            (s.contains("path.join(") || s.contains("path.resolve("))
+                && (s.contains("entry.path")
+                    || s.contains("entry.filename")
+                    || s.contains("header.name"))
+        }
+        Dialect::CSharp => {
+            s.contains("path.combine(")
+                && s.contains("entry.fullname")
+                && !window_has(new, i, "startswith(")
+        }
+        Dialect::Php => s.contains("->extractto(") && window_has(new, i, "$_"),
+        _ => false,
+    }
+}
+
+/// A certificate added to the trusted root store (.NET `X509Store` with `StoreName.Root`).
+pub(super) fn root_cert_trusted(
+    code: &str,
+    raw_lower: &str,
+    new: &[SideLine<'_>],
+    i: usize,
+) -> bool {
+    let s = without_spaces(raw_lower);
+    let _ = code;
+    let names_root = s.contains("storename.root")
+        || s.contains("x509store(\"root\"")
+        || s.contains("=\"root\";");
+    names_root && (window_has(new, i, "x509store") && window_has(new, i, ".add("))
+        || s.contains("x509store") && s.contains(".add(") && window_has(new, i, "storename.root")
+        || s.contains("security add-trusted-cert")
+        || s.contains("update-ca-certificates") && s.contains("cp")
+}
+
+/// CSRF protection bypassed for every path (`AddInsecureBypassPattern("/")`), or for a
+/// pattern taken from the request.
+pub(super) fn csrf_bypassed(lower: &str, tainted: &[String]) -> bool {
+    let s = without_spaces(lower);
+    let Some((_, rest)) = s.split_once("addinsecurebypasspattern(") else {
+        return false;
+    };
+    let arg = rest.split(')').next().unwrap_or("");
+    arg == "\"/\""
+        || arg == "\"/*\""
+        || arg == "\"/{path...}\""
+        || !arg.starts_with('"')
+        || tainted.iter().any(|n| uses_word(arg, n))
+}
+
+/// A Go function that receives a context but starts work on a fresh one.
+pub(super) fn context_dropped(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
+    if !(code.contains("context.background()") || code.contains("context.todo()")) {
+        return false;
+    }
+    for l in new[..i].iter().rev() {
+        let t = l.text.trim_start();
+        if t.starts_with("func ") {
+            let sig = t.to_ascii_lowercase();
+            return sig.contains("ctx context.context")
+                || sig.contains("context.context)")
+                || sig.contains("r *http.request")
+                || sig.contains("req *http.request");
+        }
+    }
+    false
+}
+
+/// A Go `for {}` loop, in a function handed a context, that never checks it: cancellation
+/// cannot stop it.
+pub(super) fn loop_ignores_context(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
+    if code.trim() != "for {" {
+        return false;
+    }
+    let has_ctx = new[..i]
+        .iter()
+        .rev()
+        .find(|l| l.text.trim_start().starts_with("func "))
+        .is_some_and(|l| l.text.contains("context.Context"));
+    if !has_ctx {
+        return false;
+    }
+    let indent = |s: &str| s.len() - s.trim_start().len();
+    let mine = indent(new[i].text);
+    let mut closed = false;
+    for l in &new[i + 1..] {
+        if l.text.trim().is_empty() {
+            continue;
+        }
+        if indent(l.text) <= mine {
+            closed = l.text.trim_start().starts_with('}');
+            break;
+        }
+        let t = l.text.to_ascii_lowercase();
+        if t.contains(".done()")
+            || t.contains(".err()")
+            || t.contains("<-ctx")
+            || t.contains("return")
+            || t.contains("break")
+        {
+            return false;
+        }
+    }
+    closed
+}
+
+/// Go code that reads a request body whole with no limit (`io.ReadAll(r.Body)`,
+/// `r.ParseMultipartForm`) or decompresses without one.
+pub(super) fn size_limit_missing(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
+    let s = without_spaces(code);
+    let body = s.contains("io.readall(r.body)")
+        || s.contains("ioutil.readall(r.body)")
+        || s.contains("io.readall(req.body)")
+        || s.contains("ioutil.readall(req.body)")
+        || s.contains("r.parsemultipartform(")
+        || s.contains("req.parsemultipartform(");
+    let limited = window_has(new, i, "maxbytesreader") || window_has(new, i, "limitreader");
+    let inflate = (s.contains("io.copy(") || s.contains("io.readall("))
+        && (window_has(new, i, "gzip.newreader")
+            || window_has(new, i, "zlib.newreader")
+            || window_has(new, i, "flate.newreader")
+            || window_has(new, i, "bzip2.newreader"))
+        && !s.contains("io.copyn(");
+    (body || inflate) && !limited
+}
+
+/// A Go `cancel` from `context.WithCancel`/`WithTimeout`/`WithDeadline` that is never
+/// called nearby.
+pub(super) fn cancel_never_called(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
+    let s = without_spaces(code);
+    if !(s.contains(":=context.with") || s.contains("=context.with"))
+        || s.contains(",_:=")
+        || s.contains(",_=")
+    {
+        return false;
+    }
+    let Some(lhs) = s.split_once("context.with").map(|(l, _)| l) else {
+        return false;
+    };
+    let name = lhs
+        .trim_end_matches([':', '='])
+        .rsplit(',')
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    if name.is_empty() || name == "_" {
+        return false;
+    }
+    !new[i + 1..]
+        .iter()
+        .any(|l| uses_word(&l.text.to_ascii_lowercase(), &name))
+}
+
+/// A guard removed from code: an error check, a lock's release, a timeout, a size limit,
+/// CSRF middleware, verification.
+/// A file's added (or removed) lines, lower-cased and squeezed of whitespace, joined.
+pub(super) fn edited_text(file: &FileDiff<'_>, kind: LineKind) -> String {
+    file.hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .filter(|l| l.kind == kind && !file.is_comment(l.text))
+        // Removed lines that come back elsewhere (moved) are not removed.
+        .filter(|l| kind == LineKind::Added || l.changed)
+        .flat_map(|l| {
+            l.text
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .chain(std::iter::once('\n'))
+        })
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+pub(super) fn removed_guards(
+    hunk: &Hunk<'_>,
+    dialect: Dialect,
+    file_added: &str,
+    push: &mut impl FnMut(Rule, u32, &str),
+) {
+    // What the file adds anywhere: a guard moved elsewhere in the file is kept.
+    let added_squeezed = file_added;
+    for l in hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Removed && l.changed)
+    {
+        let raw = l.text.trim();
+        let lower = raw.to_ascii_lowercase();
+        let code = code_only(&lower);
+        let squeezed = without_spaces(&code);
+        let kept = |needle: &str| added_squeezed.contains(needle);
+        if dialect == Dialect::Go && squeezed.starts_with("deferer") {
+            continue;
+        }
+        if (squeezed.starts_with("defer") && squeezed.contains("unlock()")
+            || squeezed.ends_with(".unlock()")
+            || squeezed.ends_with(".release()") && squeezed.contains("lock"))
+            && !kept("unlock()")
+            && !kept("release()")
+        {
+            push(Rule::UnlockRemoved, l.new_line, raw);
+        }
+        if (squeezed.contains("jwt.verify(") || squeezed.contains("jwt::verify("))
+            && !kept("verify(")
+            && kept("decode(")
+        {
+            push(Rule::TokenVerifyOff, l.new_line, raw);
+        }
+        if dialect == Dialect::Go
+            && (squeezed == "iferr!=nil{" || squeezed.ends_with(";err!=nil{"))
+            && !kept("err!=nil")
+        {
+            push(Rule::ErrorCheckRemoved, l.new_line, raw);
+        }
+        let full_squeezed = without_spaces(&lower);
+        if any(
+            &full_squeezed,
+            &[
+                "csrfviewmiddleware",
+                "protect_from_forgery",
+                "verify_authenticity_token",
+                "csrfprotect(",
+                "app.use(csrf",
+                "csurf(",
+                "validateantiforgerytoken",
+                "csrf_protect",
+            ],
+        ) && !kept("csrf")
+            && !kept("forgery")
+        {
+            push(Rule::CsrfOff, l.new_line, raw);
+        }
+        let timeout_words = ["timeout", "deadline", "settimeout"];
+        if timeout_words.iter().any(|w| squeezed.contains(w))
+            && !timeout_words.iter().any(|w| kept(w))
+            && (squeezed.contains('=') || squeezed.contains(':') || squeezed.contains('('))
+            && !squeezed.starts_with("import")
+            && !squeezed.starts_with("use")
+        {
+            push(Rule::TimeoutRemoved, l.new_line, raw);
+        }
+        if any(
+            &squeezed,
+            &[
+                "maxbytesreader(",
+                "io.limitreader(",
+                "max_content_length",
+                "maxbodylength",
+                "limit_request",
+                "maxrequestbodysize",
+                "bodylimit",
+            ],
+        ) && !kept("limit")
+            && !kept("max")
+        {
+            push(Rule::SizeLimitMissing, l.new_line, raw);
+        }
+    }
+}

@@ -1,0 +1,1394 @@
+//! The general patterns of introduced risk: verification switched off, permissions widened,
+//! credentials logged, weak crypto, commands, code or markup built from strings, unsafe
+//! deserialization, swallowed or discarded errors, resources and locks never released,
+//! timeouts missing.
+
+use super::*;
+
+pub(super) fn verification_off(lower: &str, code: &str, dialect: Dialect) -> Option<Rule> {
+    let _ = code;
+    let full = without_spaces(lower);
+    let s = full.as_str();
+    if any(
+        s,
+        &[
+            "verify=false",
+            "insecureskipverify:true",
+            "insecureskipverify=true",
+            "rejectunauthorized:false",
+            "rejectunauthorized=false",
+            "_create_unverified_context",
+            "check_hostname=false",
+            "verify_mode=openssl::ssl::verify_none",
+            "verify_mode:openssl::ssl::verify_none",
+            "openssl::ssl::verify_none",
+            "ssl_verify_none",
+            "cert_none",
+            "danger_accept_invalid_certs(true)",
+            "danger_accept_invalid_hostnames(true)",
+            "curlopt_ssl_verifypeer,false",
+            "curlopt_ssl_verifypeer,0",
+            "curlopt_ssl_verifyhost,0",
+            "curlopt_ssl_verifyhost,false",
+            "dangerousacceptanyservercertificatevalidator",
+            "allow_all_hostname_verifier",
+            "noophostnameverifier",
+            "trustallcerts",
+            "insecuretrustmanagerfactory",
+            "verify_ssl=false",
+            "ssl_verify=false",
+            "sslverify:false",
+            "\"strict-ssl\":false",
+            "strictssl:false",
+            "verifypeer:false",
+            "verify_peer=>false",
+            "'verify_peer'=>false",
+            "\"verify_peer\"=>false",
+            "'verify'=>false",
+            "\"verify\"=>false",
+        ],
+    ) || full.contains("node_tls_reject_unauthorized")
+        && (full.contains("'0'") || full.contains("\"0\"") || full.contains("=0"))
+        || (dialect == Dialect::Shell || dialect == Dialect::Data)
+            && (lower.contains("curl ") && (lower.contains(" -k ") || lower.contains("--insecure"))
+                || lower.contains("wget ") && lower.contains("--no-check-certificate"))
+        || s.contains("hostnameverifier") && s.contains("->true")
+        || s.contains("=>true")
+            && (s.contains("certificatevalidation") || s.contains("validationcallback"))
+        || s.contains("certificatevalidationcallback") && s.contains("delegate{returntrue;}")
+    {
+        return Some(Rule::TlsVerifyOff);
+    }
+    if any(
+        s,
+        &[
+            "insecureignorehostkey(",
+            "autoaddpolicy(",
+            "warningpolicy(",
+            "stricthostkeychecking=no",
+            "stricthostkeychecking:no",
+            "known_hosts=/dev/null",
+            "userknownhostsfile=/dev/null",
+            "\"stricthostkeychecking\",\"no\"",
+            "hostkeyverifier(promiscuousverifier",
+            "newpromiscuousverifier(",
+            "accept_new_host_keys",
+            "verify_host_key:false",
+            "verify_host_key::never",
+            "paranoid:false",
+        ],
+    ) || full.contains("stricthostkeychecking=no")
+    {
+        return Some(Rule::HostKeyOff);
+    }
+    if any(
+        &full,
+        &[
+            "\"verify_signature\":false",
+            "'verify_signature':false",
+            "verify_signature=false",
+            "algorithms=[\"none\"]",
+            "algorithms=['none']",
+            "algorithm:'none'",
+            "algorithm:\"none\"",
+            "ignoreexpiration:true",
+            "\"verify_exp\":false",
+            "'verify_exp':false",
+            "verify_aud\":false",
+            "verify_aud':false",
+            "parseunverified(",
+            "insecure_decode(",
+            "validateissuersigningkey=false",
+            "requiresignedtokens=false",
+            "validatelifetime=false",
+            "requireexpirationtime=false",
+            "validateissuer=false",
+            "validateaudience=false",
+            "requireaudience=false",
+            "validateactor=false",
+            "validatetokenreplay=false",
+        ],
+    ) || (full.contains("jwt.decode(")
+        && (full.contains("verify=false") || full.contains("options:{complete")))
+        // Node's `jsonwebtoken` and Java's `com.auth0` `decode` never check the signature.
+        || matches!(dialect, Dialect::Js | Dialect::Java)
+            && full.contains("jwt.decode(")
+            && !full.contains("jwt.verify(")
+        || dialect == Dialect::Java
+            && (full.contains(".parseclaimsjwt(") || full.contains(".parseunsecuredclaims("))
+        // Ruby's `JWT.decode(token, key, false)`.
+        || dialect == Dialect::Ruby && full.contains("jwt.decode(") && full.contains(",false")
+    {
+        return Some(Rule::TokenVerifyOff);
+    }
+    if any(
+        s,
+        &[
+            "@csrf_exempt",
+            "csrf_exempt(",
+            "@csrf.exempt",
+            "skip_before_action:verify_authenticity_token",
+            "skip_forgery_protection",
+            "protect_from_forgerywith::null_session",
+            "csrf().disable()",
+            "csrf(abstracthttpconfigurer::disable)",
+            "csrf(csrf->csrf.disable())",
+            "csrf.disable()",
+            "wtf_csrf_enabled=false",
+            "csrf_enabled=false",
+            "csrf:false",
+            "[ignoreantiforgerytoken",
+        ],
+    ) {
+        return Some(Rule::CsrfOff);
+    }
+    None
+}
+
+pub(super) fn permissions_widened(lower: &str, code: &str) -> bool {
+    let s = without_spaces(code);
+    let mode_context = any(
+        &s,
+        &[
+            "chmod",
+            "mkdir",
+            "makedirs",
+            "writefile",
+            "openfile",
+            "os.open(",
+            "umask",
+            "perm",
+            "mode=",
+            "mode:",
+            "fs.open",
+            "copyfile(",
+            "install(",
+        ],
+    );
+    let mode = if mode_context { file_mode(&s) } else { None };
+    let widened_mode =
+        mode.is_some_and(|m| m & 0o002 != 0 || m & 0o070 == 0o070 || m & 0o007 == 0o007);
+    let umask_off = s.contains("umask(0)")
+        || s.contains("umask(0o0)")
+        || s.contains("umask(0o000)")
+        || s.contains("umask(000)");
+    widened_mode
+        || umask_off
+        || lower.contains("chmod 777")
+        || lower.contains("chmod -r 777")
+        || lower.contains("chmod 666")
+        || lower.contains("chmod 776")
+        || lower.contains("chmod a+w")
+        || lower.contains("chmod o+w")
+        || lower.contains("chmod a+rwx")
+        || lower.contains("chmod ugo+")
+        || s.contains("s_iwoth")
+        || s.contains("s_irwxo")
+        || s.contains("os.modeperm") && (s.contains("mkdir") || s.contains("writefile"))
+        || s.contains("\"rwxrwxrwx\"")
+        || s.contains("\"rw-rw-rw-\"")
+        || lower.contains("rwxrwxrwx") && lower.contains("posixfilepermissions")
+        || s.contains("setwritable(true,false)")
+        || any(
+            lower,
+            &[
+                "acl: 'public-read",
+                "acl: \"public-read",
+                "acl='public-read",
+                "acl=\"public-read",
+                "acl: public-read",
+                "\"acl\": \"public-read",
+                "'acl' => 'public-read",
+                "cannedacl.publicread",
+                "predefined_acl=\"publicread",
+                "allusers\"",
+                "x-amz-acl\": \"public",
+                "blockpublicacls: false",
+                "block_public_acls = false",
+                "blockpublicacls=false",
+            ],
+        )
+}
+
+/// The file mode a squeezed line sets: its octal (`0o755`, `0755`) or hexadecimal literals,
+/// or-ed together (`0o700 | 0o070`); decimal only when nothing else is there (`511`).
+pub(super) fn file_mode(s: &str) -> Option<u32> {
+    let b = s.as_bytes();
+    let mut mode: Option<u32> = None;
+    let mut decimal: Option<u32> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0
+                || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+        }
+        let tok = s[start..i].replace('_', "");
+        let value = if let Some(o) = tok.strip_prefix("0o") {
+            u32::from_str_radix(o, 8).ok()
+        } else if let Some(h) = tok.strip_prefix("0x") {
+            u32::from_str_radix(h, 16).ok()
+        } else if tok.len() >= 3
+            && tok.starts_with('0')
+            && tok.chars().all(|c| ('0'..='7').contains(&c))
+        {
+            u32::from_str_radix(&tok, 8).ok()
+        } else {
+            if tok.chars().all(|c| c.is_ascii_digit()) && tok.len() == 3 && !tok.starts_with('0') {
+                decimal = tok.parse().ok().filter(|v: &u32| *v <= 0o777);
+            }
+            None
+        };
+        if let Some(v) = value.filter(|v| *v <= 0o7777) {
+            mode = Some(mode.unwrap_or(0) | v);
+        }
+    }
+    mode.or(decimal)
+}
+
+pub(super) const SECRET_NAMES: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "credential",
+    "private_key",
+    "privatekey",
+];
+
+pub(super) const LOG_CALLS: &[&str] = &[
+    "log.",
+    "logger.",
+    "logging.",
+    "console.log(",
+    "console.info(",
+    "console.debug(",
+    "console.warn(",
+    "console.error(",
+    "print(",
+    "println(",
+    "printf(",
+    "println!(",
+    "eprintln!(",
+    "debug!(",
+    "info!(",
+    "warn!(",
+    "system.debug(",
+    "system.out.print",
+    "puts ",
+    "rails.logger",
+    "error_log(",
+    "var_dump(",
+    "print_r(",
+    "fmt.print",
+    "slog.",
+    "zap.",
+];
+
+pub(super) fn credential_logged(raw: &str, code: &str) -> bool {
+    if !LOG_CALLS.iter().any(|c| code.contains(c)) {
+        return false;
+    }
+    // The secret must be a value in the call, not a word of the message: look in the code
+    // outside string literals, and not at a length, a presence check or a redaction.
+    let words = code
+        .replace("len(", "")
+        .replace(".length", "")
+        .replace("redact", "");
+    if any(
+        &words,
+        &[
+            "is_none",
+            "is not none",
+            "!= nil",
+            "== nil",
+            "mask",
+            "***",
+            "expires",
+            "tokenizer",
+            "count",
+        ],
+    ) {
+        return false;
+    }
+    let ident_chars = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let idents = words
+        .split(|c: char| !ident_chars(c))
+        .filter(|w| !w.is_empty());
+    let hit = idents.into_iter().any(|w| {
+        let last = w.rsplit('.').next().unwrap_or(w);
+        SECRET_NAMES.iter().any(|s| last.ends_with(s) || last == *s)
+            && !last.ends_with("tokens")
+            && !last.starts_with("csrf")
+            && !last.contains("type")
+    });
+    // A secret interpolated into a message counts too (`f"token={token}"`, `${password}`).
+    let lower = raw.to_ascii_lowercase();
+    let interpolated = SECRET_NAMES.iter().any(|s| {
+        lower.contains(&format!("{{{s}"))
+            || lower.contains(&format!("${{{s}"))
+            || lower.contains(&format!("#{{{s}"))
+    });
+    hit || interpolated
+}
+
+/// Weak hashes, ciphers, modes, protocol versions, key sizes and KDF work factors.
+pub(super) fn weak_crypto(lower: &str, dialect: Dialect) -> bool {
+    // Every pattern below holds one of these words: a line without any is not about crypto.
+    const WORDS: &[&str] = &[
+        "md",
+        "sha",
+        "des",
+        "rc2",
+        "rc4",
+        "crypt",
+        "cipher",
+        "rand",
+        "ecb",
+        "cbc",
+        "tls",
+        "ssl",
+        "key",
+        "iv",
+        "rsa",
+        "dsa",
+        "hash",
+        "aes",
+        "pbkdf",
+        "iteration",
+        "blowfish",
+        "digest",
+        "protocol",
+        "algorithm",
+        "socket",
+        "bits",
+        "modulus",
+        "initialize",
+        "rfc2898",
+        "derive",
+        "argon",
+        "generate",
+    ];
+    if !any(lower, WORDS) {
+        return false;
+    }
+    let s = without_spaces(lower);
+    if any(
+        &s,
+        &[
+            "usedforsecurity=false",
+            "checksum",
+            "etag",
+            "cachekey",
+            "cache_key",
+        ],
+    ) {
+        return false;
+    }
+    // Hashes and ciphers broken for security use.
+    let broken = any(
+        &s,
+        &[
+            "hashlib.md5(",
+            "hashlib.sha1(",
+            "hashlib.md4(",
+            "hashlib.new('md5'",
+            "hashlib.new(\"md5\"",
+            "hashlib.new('md4'",
+            "hashlib.new(\"md4\"",
+            "hashlib.new('sha1'",
+            "hashlib.new(\"sha1\"",
+            "hashlib.new('sha'",
+            "hashlib.new(\"sha\"",
+            "hashlib.sha(",
+            "crypt.method_crypt",
+            "crypt.method_md5",
+            "crypt.method_blowfish",
+            "md5.new(",
+            "sha1.new(",
+            "md4.new(",
+            "md5.sum(",
+            "sha1.sum(",
+            "md5.new()",
+            "sha1.new()",
+            "getinstance(\"md5\"",
+            "getinstance(\"md2\"",
+            "getinstance(\"md4\"",
+            "getinstance(\"sha1\"",
+            "getinstance(\"sha-1\"",
+            "getinstance(\"sha\"",
+            "getinstance(\"des",
+            "getinstance(\"desede",
+            "getinstance(\"rc2",
+            "getinstance(\"rc4",
+            "getinstance(\"blowfish",
+            "getinstance(\"aes\")",
+            "/ecb/",
+            "des.new(",
+            "des3.new(",
+            "arc4.new(",
+            "arc2.new(",
+            "blowfish.new(",
+            "des.newcipher(",
+            "des.newtripledescipher(",
+            "rc4.newcipher(",
+            "createcipher(",
+            "createhash('md5'",
+            "createhash(\"md5\"",
+            "createhash('sha1'",
+            "createhash(\"sha1\"",
+            "createhash('md4'",
+            "createcipheriv('des",
+            "createcipheriv(\"des",
+            "createcipheriv('rc4",
+            "createcipheriv(\"rc4",
+            "-ecb'",
+            "-ecb\"",
+            "pseudorandombytes(",
+            "digest::md5",
+            "digest::sha1",
+            "openssl::digest::md5",
+            "openssl::digest::sha1",
+            "openssl::cipher.new('des",
+            "openssl::cipher.new(\"des",
+            "openssl::cipher.new('rc4",
+            "md5.create()",
+            "sha1.create()",
+            "md5cryptoserviceprovider",
+            "sha1cryptoserviceprovider",
+            "sha1managed",
+            "descryptoserviceprovider",
+            "tripledescryptoserviceprovider",
+            "rc2cryptoserviceprovider",
+            "des.create(",
+            "tripledes.create(",
+            "rc2.create(",
+            "ciphermode.ecb",
+            "ciphermode.ofb",
+            "ciphermode.cfb",
+            "modes.ecb(",
+            "mode_ecb",
+            "algorithms.arc4(",
+            "algorithms.tripledes(",
+            "algorithms.blowfish(",
+            "mcrypt_",
+            "crypto.md5",
+            "crypto.sha1",
+        ],
+    );
+    // Protocol versions that are broken or deprecated.
+    let old_protocol = any(
+        &s,
+        &[
+            "tls.versiontls10",
+            "tls.versiontls11",
+            "tls.versionssl30",
+            "ssl.protocol_sslv2",
+            "ssl.protocol_sslv3",
+            "ssl.protocol_sslv23",
+            "protocol_sslv2",
+            "protocol_sslv3",
+            "ssl.sslv2_method",
+            "ssl.sslv3_method",
+            "ssl.sslv23_method",
+            "ssl.tlsv1_method",
+            "ssl.tlsv1_1_method",
+            "sslprotocols.ssl2",
+            "sslprotocols.ssl3",
+            "sslprotocols.tls11",
+            "sslprotocols.default",
+
+            "securityprotocoltype.ssl3",
+            "securityprotocoltype.tls11",
+            "dontenableschusestrongcrypto\",true",
+            "dontenablesystemdefaulttlsversions\",true",
+            "tlsv1_method",
+            "sslv3_method",
+            "sslcontext.getinstance(\"ssl",
+            "sslcontext.getinstance(\"tlsv1\")",
+            "sslcontext.getinstance(\"tlsv1.1\")",
+            "minversion:'tlsv1'",
+            "minversion:\"tlsv1\"",
+            "minversion:'tlsv1.1'",
+            "securityprotocoltype.tls)",
+            "preferserverciphersuites:false",
+            "asymmetricalgorithm.create()",
+            "asymmetricalgorithm.create(\"rsa\")",
+            "asymmetricalgorithm.create(\"system.security.cryptography.rsa\")",
+            "securityprotocoltype.tls;",
+        ],
+    ) || ends_word(&s, "sslprotocols.tls")
+        || ends_word(&s, "securityprotocoltype.tls")
+        || ends_word(&s, "ssl.protocol_tlsv1")
+        || ends_word(&s, "protocol_tlsv1")
+        || ends_word(&s, "ssl.protocol_tlsv1_1")
+        || ends_word(&s, "protocol_tlsv1_1")
+        // The deprecated `ssl.wrap_socket()` picks an insecure protocol unless told.
+        || (s.starts_with("ssl.wrap_socket(") || s.starts_with("wrap_socket("))
+            && !s.contains("ssl_version")
+        || s.contains("dontenableschusestrongcrypto") && s.contains(",true)")
+        || dialect == Dialect::Go
+            && (s.contains("tls_rsa_with_rc4")
+                || s.contains("tls_ecdhe_rsa_with_rc4")
+                || s.contains("tls_rsa_with_3des")
+                || s.contains("tls_ecdhe_rsa_with_3des")
+                || s.contains("tls_rsa_with_aes_128_cbc_sha256")
+                || s.contains("tls.tls_rsa_with_aes_128_gcm_sha256")
+                || s.contains("tls.tls_rsa_with_aes_256_gcm_sha384"));
+    // Hashing a password with a fast, broken hash.
+    let password_hash = (s.contains("md5(") || s.contains("sha1("))
+        && any(&s, &["password", "passwd", "pass)", "secret"]);
+    // `(SslProtocols)768`: a cast whose flags hold a whole weak protocol.
+    let weak_cast = s.split_once("(sslprotocols)").is_some_and(|(_, r)| {
+        let n: String = r.chars().take_while(char::is_ascii_digit).collect();
+        n.parse::<u32>()
+            .is_ok_and(|v| [12u32, 48, 192, 768].iter().any(|w| v & w == *w))
+    });
+    broken || old_protocol || weak_cast || password_hash || small_key(&s) || few_iterations(&s)
+}
+
+/// Whether the lines around `i` (a few before, several after) mention `needle`
+/// (lower-cased, strings included).
+pub(super) fn window_has(lines: &[SideLine<'_>], i: usize, needle: &str) -> bool {
+    lines[i.saturating_sub(8)..lines.len().min(i + 8)]
+        .iter()
+        .any(|l| l.text.to_ascii_lowercase().contains(needle))
+}
+
+/// Whether `s` holds `word` not followed by more of an identifier (`tls` but not `tls12`).
+pub(super) fn ends_word(s: &str, word: &str) -> bool {
+    let mut from = 0;
+    while let Some(off) = s[from..].find(word) {
+        let end = from + off + word.len();
+        if !s[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// The integer literals of a squeezed line.
+pub(super) fn int_literals(s: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+        {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+                i += 1;
+            }
+            if i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'.') {
+                continue;
+            }
+            if let Ok(v) = s[start..i].replace('_', "").parse::<u64>() {
+                out.push(v);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// An RSA or DSA key generated or sized below 2048 bits.
+pub(super) fn small_key(s: &str) -> bool {
+    let context = any(
+        s,
+        &[
+            "key_size=",
+            "keysize=",
+            "keysize:",
+            "bits=",
+            "moduluslength:",
+            "rsa.generate_private_key(",
+            "dsa.generate_private_key(",
+            "rsa.generate(",
+            "dsa.generate(",
+            "rsa.generatekey(",
+            "dsa.generateparameters(",
+            "rsa.newkey(",
+            "rsa.new(",
+            "newrsacng(",
+            "newrsacryptoserviceprovider(",
+            "newdsacryptoserviceprovider(",
+            "rsa.create(",
+            "dsa.create(",
+            "createfromname(\"rsa\"",
+            "createfromname(\"system.security.cryptography.rsa\"",
+            "createfromname(\"system.security.cryptography.asymmetricalgorithm\"",
+            "keypairgenerator",
+            "keygen.initialize(",
+            "kpg.initialize(",
+            "generator.initialize(",
+            "openssl::pkey::rsa.new(",
+            "openssl::pkey::rsa.generate(",
+            "generatekeypair('rsa'",
+            "generatekeypairsync('rsa'",
+            "_generate(",
+        ],
+    );
+    if !context {
+        return false;
+    }
+    // A default-sized key from `CryptoConfig` or `AsymmetricAlgorithm.Create("RSA")` is 1024.
+    if s.contains("createfromname(\"system.security.cryptography.rsa\")")
+        || s.contains("createfromname(\"rsa\")")
+        || s.contains("createfromname(\"system.security.cryptography.asymmetricalgorithm\")")
+        || s.contains("asymmetricalgorithm.create(\"rsa\")")
+    {
+        return true;
+    }
+    int_literals(s)
+        .into_iter()
+        .any(|v| (256..2048).contains(&v) && v != 65537 && v % 8 == 7 || (512..2048).contains(&v))
+}
+
+/// A password-based key derivation with fewer than 100,000 iterations (or the 1,000 of a
+/// default `Rfc2898DeriveBytes`).
+pub(super) fn few_iterations(s: &str) -> bool {
+    let small = |v: u64| (1..100_000).contains(&v);
+    if s.contains("newrfc2898derivebytes(") {
+        let args = s
+            .split_once("newrfc2898derivebytes(")
+            .map_or("", |(_, r)| r)
+            .split(')')
+            .next()
+            .unwrap_or("");
+        let n = args.split(',').count();
+        return n <= 2 || int_literals(args).into_iter().any(small) && n >= 3;
+    }
+    let kdf = any(
+        s,
+        &[
+            "pbkdf", "rfc2898", "keyspec", "derive", "hashpw", "bcrypt", "scrypt", "argon",
+        ],
+    );
+    if s.contains("iterationcount=")
+        || kdf && (s.contains("iterations=") || s.contains("iterations:"))
+    {
+        return int_literals(s).into_iter().any(small);
+    }
+    if s.contains("pbkdf2_hmac(") || s.contains("pbkdf2(") || s.contains("newpbekeyspec(") {
+        return int_literals(s).into_iter().any(|v| {
+            (2..100_000).contains(&v)
+                && v != 32
+                && v != 64
+                && v != 16
+                && v != 256
+                && v != 128
+                && v != 512
+        });
+    }
+    false
+}
+
+pub(super) fn command_built(raw: &str, code: &str, dialect: Dialect) -> bool {
+    let shell_true = code.contains("shell=true") || code.contains("shell = true");
+    match dialect {
+        Dialect::Python => {
+            (shell_true && (interpolated(raw) || code.contains("subprocess")))
+                || ["os.system(", "os.popen(", "commands.getoutput("]
+                    .iter()
+                    .any(|c| code.contains(c) && built_argument(raw, c.trim_end_matches('(')))
+        }
+        Dialect::Js => {
+            ["exec(", "execsync(", "child_process.exec("]
+                .iter()
+                .any(|c| {
+                    code.contains(c)
+                        && !code.contains("regex")
+                        && !code.contains(".exec(")
+                        && interpolated(raw)
+                })
+                || (code.contains("shell: true")
+                    && (code.contains("spawn(") || code.contains("execfile")))
+                || code.contains("child_process.exec(") && interpolated(raw)
+        }
+        Dialect::Go => {
+            let l = without_spaces(&raw.to_ascii_lowercase());
+            (l.contains("exec.command(") || l.contains("exec.commandcontext("))
+                && (l.contains("\"sh\",\"-c\"")
+                    || l.contains("\"bash\",\"-c\"")
+                    || l.contains("\"/bin/sh\",\"-c\"")
+                    || l.contains("\"/bin/bash\",\"-c\"")
+                    || l.contains("\"cmd\",\"/c\"")
+                    || l.contains("\"cmd.exe\",\"/c\""))
+                && !l.ends_with("\")")
+                && !l.ends_with("\").output()")
+                && !l.ends_with("\").run()")
+                || l.contains("exec.command(")
+                    && l.contains("\"-c\"")
+                    && (l.contains("\"+") || l.contains("sprintf("))
+        }
+        Dialect::Java => {
+            (code.contains("runtime.getruntime().exec(") || code.contains("new processbuilder("))
+                && interpolated(raw)
+        }
+        Dialect::Ruby => {
+            (code.contains("system(")
+                || code.contains("exec(")
+                || code.contains("%x")
+                || code.contains("spawn(")
+                || code.contains("io.popen(")
+                || code.contains("open3."))
+                && raw.contains("#{")
+                || raw.contains('`')
+                    && raw.contains("#{")
+                    && raw
+                        .find(['"', '\'', '`'])
+                        .is_some_and(|q| raw[q..].starts_with('`'))
+                || code.contains("open(\"|")
+                || code.contains("open('|")
+        }
+        Dialect::Php => [
+            "shell_exec(",
+            "exec(",
+            "system(",
+            "passthru(",
+            "popen(",
+            "proc_open(",
+        ]
+        .iter()
+        .any(|c| code.contains(c) && (raw.contains('$') && !code.contains("escapeshellarg"))),
+        Dialect::CSharp => code.contains("process.start(") && interpolated(raw),
+        _ => false,
+    }
+}
+
+pub(super) fn eval_built(raw: &str, code: &str, dialect: Dialect) -> bool {
+    let calls: &[&str] = match dialect {
+        Dialect::Python => &["eval(", "exec("],
+        Dialect::Js => &[
+            "eval(",
+            "new function(",
+            "settimeout(",
+            "setinterval(",
+            "runinthiscontext(",
+            "runinnewcontext(",
+        ],
+        Dialect::Ruby => &[
+            "eval(",
+            "instance_eval(",
+            "class_eval(",
+            "module_eval(",
+            "eval ",
+        ],
+        Dialect::Php => &["eval(", "create_function(", "assert("],
+        _ => return false,
+    };
+    calls.iter().any(|c| {
+        let Some(at) = code.find(c) else { return false };
+        // `x.eval(` on another object (a regex, a model) is not the language's eval.
+        let before = code[..at].chars().last();
+        if matches!(before, Some('.') | Some('_'))
+            || before.is_some_and(|b| b.is_ascii_alphanumeric())
+        {
+            return false;
+        }
+        let raw_lower = raw.to_ascii_lowercase();
+        let rest = raw_lower.get(at + c.len()..).unwrap_or("").trim_start();
+        if c.starts_with("settimeout") || c.starts_with("setinterval") {
+            // Only the string form evaluates code.
+            return rest.starts_with('"')
+                || rest.starts_with('\'')
+                || rest.starts_with('`') && rest.contains("${");
+        }
+        if dialect == Dialect::Php && *c == "assert(" {
+            return rest.starts_with('$');
+        }
+        !rest.is_empty()
+            && !rest.starts_with(')')
+            && (interpolated(rest) || !(rest.starts_with('"') || rest.starts_with('\'')))
+    })
+}
+
+pub(super) fn markup_unescaped(raw: &str, code: &str) -> bool {
+    any(
+        code,
+        &[
+            "mark_safe(",
+            "dangerouslysetinnerhtml",
+            "v-html",
+            ".html_safe",
+            "bypasssecuritytrusthtml",
+            "{!! $",
+            "autoescape=false",
+            "autoescape false",
+            "escapemarkup = false",
+            "|safe",
+            "| safe",
+            "htmlstring(",
+            "@html.raw(",
+        ],
+    ) || (code.contains(".innerhtml =")
+        || code.contains(".innerhtml +=")
+        || code.contains(".outerhtml ="))
+        && !code.contains("= \"\"")
+        && !code.contains("= ''")
+        && (interpolated(raw) || !code.contains("= \"") && !code.contains("= '"))
+        || code.contains("template.html(") && !code.contains("template.html(\"")
+        || code.contains("markup(") && interpolated(raw)
+        || code.contains("document.write(") && (interpolated(raw) || !code.contains("write(\""))
+}
+
+pub(super) fn unsafe_deserialize(
+    code: &str,
+    dialect: Dialect,
+    new: &[SideLine<'_>],
+    i: usize,
+) -> bool {
+    match dialect {
+        Dialect::Python => {
+            any(
+                code,
+                &[
+                    "pickle.load(",
+                    "pickle.loads(",
+                    "cpickle.load",
+                    "dill.load",
+                    "marshal.load",
+                    "jsonpickle.decode(",
+                    "yaml.unsafe_load(",
+                    "loader=yaml.loader",
+                    "loader=yaml.fullloader",
+                    "loader=yaml.unsafeloader",
+                    "loader=loader",
+                    "yaml.full_load(",
+                    "torch.load(",
+                    "joblib.load(",
+                    "pd.read_pickle(",
+                ],
+            ) || (code.contains("yaml.load(")
+                && !code.contains("safeloader")
+                && !code.contains("csafeloader")
+                && !code.contains("baseloader"))
+        }
+        Dialect::Ruby => {
+            let core_marshal = |call: &str| {
+                code.find(call).is_some_and(|at| {
+                    !code[..at].ends_with("::") && !code[at..].contains("marshal.dump(")
+                })
+            };
+            core_marshal("marshal.load(")
+                || core_marshal("marshal.restore(")
+                || any(
+                    code,
+                    &["yaml.unsafe_load(", "oj.load(", "psych.unsafe_load("],
+                )
+                || (code.contains("yaml.load(") || code.contains("psych.load("))
+                    && !code.contains("safe")
+                || code.contains("json.load(") && !code.contains("json.load(file")
+        }
+        Dialect::Java => any(
+            code,
+            &[
+                "new objectinputstream(",
+                "xmldecoder(",
+                "enabledefaulttyping(",
+                "activatedefaulttyping(",
+                "new xstream(",
+                "new yaml()",
+                "kryo.readclassandobject",
+            ],
+        ),
+        Dialect::CSharp => {
+            // Formatters that build any type: risky where they deserialize without a binder.
+            let formatter = any(
+                code,
+                &[
+                    "new binaryformatter(",
+                    "new soapformatter(",
+                    "new netdatacontractserializer(",
+                    "new losformatter(",
+                    "new objectstateformatter(",
+                ],
+            );
+            let type_names = any(
+                code,
+                &[
+                    "typenamehandling.all",
+                    "typenamehandling.auto",
+                    "typenamehandling.objects",
+                    "typenamehandling.arrays",
+                    "new simpletyperesolver(",
+                    "new javascriptserializer(new simpletyperesolver",
+                ],
+            );
+            let binder = new.iter().any(|l| {
+                let lt = l.text.to_ascii_lowercase();
+                lt.contains("binder =") || lt.contains("serializationbinder =")
+            });
+            formatter && window_has(new, i, "deserialize") && !binder
+                || type_names && !binder
+                || code.contains(".unsafedeserialize(")
+        }
+        Dialect::Php => {
+            code.contains("unserialize(")
+                && !new[i].text.to_ascii_lowercase().contains("allowed_classes")
+        }
+        Dialect::Js => {
+            any(
+                code,
+                &[
+                    "node-serialize",
+                    "serialize.unserialize(",
+                    "funcster",
+                    "yaml.load(",
+                ],
+            ) && !code.contains("safe")
+        }
+        Dialect::Go => code.contains("gob.newdecoder(") && code.contains("r.body"),
+        _ => false,
+    }
+}
+
+/// An error caught and ignored: an empty `catch`/`except`/`rescue` body, or one that only
+/// passes, continues or returns nothing.
+pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dialect) -> bool {
+    let squeezed = without_spaces(code);
+    let next = following(new, i, 2);
+    let first = next.first().copied().unwrap_or("");
+    let empty_body = |close: &str| first == close || first.starts_with(close) && first.len() <= 3;
+    match dialect {
+        Dialect::Python => {
+            let head = squeezed.starts_with("except") && squeezed.ends_with(':')
+                || squeezed.starts_with("except")
+                    && (squeezed.ends_with(":pass") || squeezed.ends_with(":..."));
+            // A specific, expected exception ignored on purpose is an idiom; a broad one
+            // hides every failure.
+            let broad = squeezed.starts_with("except:")
+                || squeezed.starts_with("exceptexception")
+                || squeezed.starts_with("exceptbaseexception")
+                || squeezed.starts_with("except(exception")
+                || squeezed.starts_with("except(baseexception")
+                || squeezed.contains(",exception)")
+                || squeezed.contains(",exception,");
+            if !head || !broad {
+                return false;
+            }
+            if squeezed.ends_with(":pass") || squeezed.ends_with(":...") {
+                return true;
+            }
+            matches!(
+                first,
+                "pass" | "..." | "continue" | "return" | "return None" | "break"
+            )
+        }
+        Dialect::Js | Dialect::Java | Dialect::CSharp | Dialect::Php => {
+            if squeezed.contains(".catch(()=>{})")
+                || squeezed.contains(".catch(function(){})")
+                || squeezed.contains(".catch(()=>null)")
+                || squeezed.contains(".catch(()=>undefined)")
+                || squeezed.contains(".catch(noop)")
+                || squeezed.contains(".catch(_=>{})")
+                || squeezed.contains(".catch((e)=>{})")
+                || squeezed.contains(".catch(e=>{})")
+                || squeezed.contains(".catch((err)=>{})")
+                || squeezed.contains(".catch(err=>{})")
+            {
+                return true;
+            }
+            let Some(at) = squeezed.find("catch") else {
+                return false;
+            };
+            // A parameter named to say the exception is expected or ignored on purpose.
+            let head = squeezed[at..].split(')').next().unwrap_or("");
+            if ["ignored", "ignore", "expected", "unused", "_)"]
+                .iter()
+                .any(|n| {
+                    head.ends_with(n.trim_end_matches(')')) || head.ends_with(&format!(" {n}"))
+                })
+            {
+                return false;
+            }
+            let before = squeezed[..at].chars().last();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.') {
+                return false;
+            }
+            let tail = &squeezed[at..];
+            if tail.ends_with("{}") || tail.ends_with("{};") {
+                return true;
+            }
+            tail.ends_with('{') && empty_body("}")
+        }
+        Dialect::Go => {
+            (squeezed.starts_with("iferr!=nil{") || squeezed.contains(";err!=nil{"))
+                && (first == "}" || first == "return nil" && next.get(1) == Some(&"}"))
+                || squeezed == "_=err"
+        }
+        Dialect::Ruby => {
+            squeezed.ends_with("rescuenil")
+                || squeezed.contains("rescuenil)")
+                || (squeezed == "rescue"
+                    || squeezed.starts_with("rescue=>")
+                    || squeezed.starts_with("rescueexception")
+                    || squeezed.starts_with("rescuestandarderror"))
+                    && matches!(first, "end" | "nil" | "next")
+        }
+        Dialect::Rust => false,
+        _ => false,
+    }
+}
+
+/// A result or error thrown away where the language makes it explicit.
+pub(super) fn discarded(code: &str, dialect: Dialect) -> bool {
+    let squeezed = without_spaces(code);
+    let t = code.trim_start();
+    match dialect {
+        Dialect::Rust => {
+            squeezed.starts_with("let_=")
+                && squeezed.contains('(')
+                && !squeezed.contains("tx.send")
+                && !squeezed.contains(".send(")
+                && !squeezed.contains("writeln!")
+                && !squeezed.contains("write!")
+                && !squeezed.contains("fmt::")
+                || squeezed.ends_with(").ok();") && !squeezed.contains('=')
+        }
+        Dialect::Go => {
+            // `_ = f()` on a call that fails for real (not a marshal, a print or a getter).
+            (squeezed.starts_with("_=") || squeezed.starts_with("_,_="))
+                && squeezed.contains('(')
+                && !any(
+                    &squeezed,
+                    &[
+                        "fmt.",
+                        "append(",
+                        "marshal",
+                        "encode(",
+                        "sprintf",
+                        ".write(",
+                        ".close()",
+                        "template.must(",
+                        ".writestring(",
+                        ".writebyte(",
+                        ".writerune(",
+                        "formvalue(",
+                        "postformvalue(",
+                        ".get(",
+                        "strconv.",
+                        "len(",
+                    ],
+                )
+                || go_unchecked_call(t)
+        }
+        Dialect::CSharp => [
+            "int.tryparse(",
+            "long.tryparse(",
+            "guid.tryparse(",
+            "double.tryparse(",
+            "decimal.tryparse(",
+            "datetime.tryparse(",
+            "enum.tryparse(",
+        ]
+        .iter()
+        .any(|c| t.starts_with(c)),
+        Dialect::Java => {
+            // Results that say whether the call worked, ignored.
+            let bare = !squeezed.contains('=') && !t.starts_with("return") && !t.starts_with("if");
+            bare && squeezed.ends_with(';')
+                && any(
+                    &squeezed,
+                    &[
+                        ".delete();",
+                        ".mkdir();",
+                        ".mkdirs();",
+                        ".createnewfile();",
+                        ".setreadable(",
+                        ".setwritable(",
+                        ".setexecutable(",
+                        ".setlastmodified(",
+                        ".trylock();",
+                    ],
+                )
+                || bare
+                    && (squeezed.starts_with("rs.next();")
+                        || squeezed.starts_with("resultset.next();")
+                        || squeezed.starts_with("results.next();"))
+                || bare && squeezed.contains(".renameto(")
+        }
+        _ => false,
+    }
+}
+
+/// A JavaScript promise left floating: a `Promise.*` statement nobody awaits or handles,
+/// a `.catch()` with no handler, or a call of an `async` function the hunk declares, made as
+/// a bare statement.
+pub(super) fn floating_promise(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
+    let t = code.trim();
+    let handled = |t: &str| {
+        t.contains(".catch(") && !t.contains(".catch()")
+            || t.starts_with("await ")
+            || t.starts_with("return ")
+            || t.starts_with("void ")
+            || t.starts_with("yield ")
+            || t.contains(" = ")
+            || t.starts_with("export ")
+    };
+    if handled(t) {
+        return false;
+    }
+    let statement = t.ends_with(';') || t.ends_with(')');
+    if t.starts_with("promise.") && statement || t.ends_with(".catch();") {
+        return true;
+    }
+    // `name();` where the hunk declares `async function name` or `const name = async`.
+    let Some(name) = t.strip_suffix("();").or_else(|| t.strip_suffix("()")) else {
+        return false;
+    };
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    new.iter().enumerate().any(|(k, l)| {
+        let lt = l.text.to_ascii_lowercase();
+        k != i
+            && (lt.contains(&format!("async function {name}("))
+                || lt.contains(&format!("{name} = async")))
+    })
+}
+
+/// A Go statement that calls a standard-library function returning an error and drops it
+/// (errcheck's common cases).
+pub(super) fn go_unchecked_call(t: &str) -> bool {
+    const CALLS: &[&str] = &[
+        "os.remove(",
+        "os.removeall(",
+        "os.rename(",
+        "os.mkdir(",
+        "os.mkdirall(",
+        "os.writefile(",
+        "os.readfile(",
+        "os.setenv(",
+        "os.unsetenv(",
+        "os.chdir(",
+        "os.chmod(",
+        "os.chown(",
+        "os.symlink(",
+        "os.link(",
+        "os.truncate(",
+        "ioutil.writefile(",
+        "ioutil.readfile(",
+        "json.unmarshal(",
+        "xml.unmarshal(",
+        "yaml.unmarshal(",
+        "proto.unmarshal(",
+        "io.copy(",
+        "io.readfull(",
+        "http.listenandserve(",
+        "filepath.walk(",
+        "recover()",
+        "defer recover()",
+    ];
+    CALLS.iter().any(|c| t.starts_with(c))
+}
+
+/// A file, response or connection opened on a line of its own, with no close in sight.
+pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dialect) -> bool {
+    let squeezed = without_spaces(code);
+    let window = || {
+        new[i..new.len().min(i + 25)]
+            .iter()
+            .map(|l| l.text.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match dialect {
+        Dialect::Python => {
+            // `x = <opener>(…)` outside `with`, never closed nearby.
+            const OPENERS: &[&str] = &[
+                "open(",
+                ".open(",
+                "tempfile.temporaryfile(",
+                "tempfile.namedtemporaryfile(",
+                "tempfile.spooledtemporaryfile(",
+                "namedtemporaryfile(",
+                "temporaryfile(",
+                "tempfile.temporarydirectory(",
+                "lzma.lzmafile(",
+                "bz2.bz2file(",
+                "gzip.gzipfile(",
+                "io.open_code(",
+                "tarfile.tarfile(",
+                "zipfile.zipfile(",
+                "fileinput.input(",
+                "fileinput.fileinput(",
+                ".taropen(",
+                "socket.socket(",
+                "sqlite3.connect(",
+                "urlopen(",
+                "subprocess.popen(",
+                "popen(",
+            ];
+            let assigned = assigned_names(&squeezed.replace('=', " = "));
+            let rhs = squeezed.split_once('=').map_or("", |(_, r)| r);
+            let opens = !squeezed.starts_with("with")
+                && !squeezed.starts_with("return")
+                && !squeezed.starts_with("async with")
+                && assigned.len() == 1
+                && OPENERS.iter().any(|o| {
+                    rhs.starts_with(o) || {
+                        // `pathlib.Path("x").open()`, `tarfile.TarFile("x").open()`.
+                        let head = rhs.split('(').next().unwrap_or("");
+                        (o.starts_with('.') && rhs.contains(o) && !head.contains('['))
+                            || head.ends_with(o.trim_end_matches('('))
+                    }
+                })
+                && !rhs.contains(").read")
+                && !rhs.contains(").write")
+                && !rhs.contains("os.open(");
+            let closed = || {
+                let w = window();
+                let name = &assigned[0];
+                w.contains(&format!("{name}.close()"))
+                    || w.contains(&format!("with {name}"))
+                    || w.contains(&format!("closing({name})"))
+                    || w.contains(&format!("return {name}"))
+                    || w.contains(&format!("yield {name}"))
+                    || w.contains(&format!("self.{name}"))
+            };
+            let spawns = |t: &str| {
+                t.starts_with("asyncio.create_task(")
+                    || t.starts_with("asyncio.ensure_future(")
+                    || t.starts_with("loop.create_task(")
+                    || t.starts_with("asyncio.get_event_loop().create_task(")
+            };
+            // A task kept in a local that nothing reads again can be collected mid-flight.
+            let unused_local = assigned.len() == 1
+                && (spawns(rhs) || rhs.contains(".create_task("))
+                && !rhs.starts_with("lambda")
+                && !squeezed.contains('[')
+                && !squeezed.split('=').next().unwrap_or("").contains('.')
+                && !new[i + 1..new.len().min(i + 30)]
+                    .iter()
+                    .any(|l| uses_word(&l.text.to_ascii_lowercase(), &assigned[0]))
+                && !new[..i].iter().any(|l| {
+                    let lt = l.text.trim().to_ascii_lowercase();
+                    lt.starts_with("global ") || lt.starts_with("nonlocal ")
+                });
+            let dangling_task = spawns(&squeezed) || unused_local;
+            opens && !closed() || dangling_task
+        }
+        Dialect::Go => {
+            let opened = [
+                "os.open(",
+                "os.create(",
+                "os.openfile(",
+                "http.get(",
+                "http.post(",
+                ".do(req)",
+                "client.do(",
+                "net.dial(",
+            ]
+            .iter()
+            .any(|c| squeezed.contains(c))
+                && squeezed.contains(":=");
+            opened && !window().contains(".close()")
+        }
+        Dialect::Java => {
+            [
+                "=newfileinputstream(",
+                "=newfileoutputstream(",
+                "=newfilereader(",
+                "=newbufferedreader(",
+                "=newfilewriter(",
+                ".getconnection(",
+                "=newsocket(",
+                "=newscanner(newfile",
+            ]
+            .iter()
+            .any(|c| squeezed.contains(c))
+                && !squeezed.starts_with("try(")
+                && !window().contains(".close()")
+        }
+        Dialect::CSharp => {
+            [
+                "=newstreamreader(",
+                "=newstreamwriter(",
+                "=newfilestream(",
+                "=file.open(",
+                "=newsqlconnection(",
+            ]
+            .iter()
+            .any(|c| squeezed.contains(c))
+                && !squeezed.starts_with("using")
+                && !window().contains(".close()")
+                && !window().contains("dispose()")
+        }
+        Dialect::Js => {
+            (squeezed.contains("=fs.opensync(") || squeezed.contains("=awaitfs.open("))
+                && !window().contains("close")
+        }
+        _ => false,
+    }
+}
+
+pub(super) fn lock_without_unlock(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
+    let squeezed = without_spaces(code);
+    let receiver = squeezed
+        .rsplit_once('.')
+        .map_or("", |(r, _)| r)
+        .rsplit(['.', '(', ' '])
+        .next()
+        .unwrap_or("");
+    let lockish = ["lock", "mu", "mutex", "mtx", "sem", "guard", "latch"]
+        .iter()
+        .any(|w| receiver.ends_with(w) || receiver.starts_with(w));
+    let locks = lockish
+        && (squeezed.ends_with(".lock()")
+            || squeezed.ends_with(".rlock()")
+            || squeezed.ends_with(".acquire()")
+            || squeezed.ends_with(".lock();"));
+    if !locks
+        || squeezed.starts_with("defer")
+        || squeezed.starts_with("with")
+        || squeezed.contains("=")
+    {
+        return false;
+    }
+    let window: String = new[i + 1..new.len().min(i + 40)]
+        .iter()
+        .map(|l| l.text.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    !window.contains("unlock") && !window.contains("release") && !window.contains("runlock")
+}
+
+pub(super) fn timeout_missing(code: &str, dialect: Dialect) -> bool {
+    let squeezed = without_spaces(code);
+    match dialect {
+        Dialect::Python => {
+            [
+                "requests.get(",
+                "requests.post(",
+                "requests.put(",
+                "requests.delete(",
+                "requests.patch(",
+                "requests.head(",
+                "requests.request(",
+            ]
+            .iter()
+            .any(|c| squeezed.contains(c))
+                && !squeezed.contains("timeout")
+                && squeezed.ends_with(')')
+                || squeezed.contains("timeout=none")
+        }
+        Dialect::Go => {
+            squeezed.contains("http.listenandserve(")
+                || squeezed.contains("http.listenandservetls(")
+                || squeezed.contains("http.serve(")
+        }
+        _ => squeezed.contains("timeout:0,") || squeezed.contains("timeout=0,"),
+    }
+}
