@@ -33,6 +33,7 @@ mod snapshot_safety;
 mod snapshot_zero_writes;
 mod stop_git;
 mod support;
+mod textbook;
 
 /// A test file that no `mod` line names is never compiled, so its tests silently never run.
 /// Every `.rs` file under `tests/it/` must be declared by the `main.rs` or `mod.rs` of its

@@ -176,15 +176,11 @@ fn the_threshold_is_described_the_same_way_everywhere() {
     let json: Value = serde_json::from_str(&out("json")).unwrap();
     let note = json["threshold_note"].as_str().unwrap().to_owned();
     assert!(story.starts_with(&note), "{note} / {story}");
-    let shipped = jev_preflight::scorer::local::default_thresholds().unwrap()[0];
-    let number = jev_preflight::pipeline::threshold::rounded(shipped);
-    assert!(
-        json["thresholds"]
-            .as_object()
-            .unwrap()
-            .values()
-            .all(|t| t.as_f64() == Some(number))
-    );
+    let shipped = jev_preflight::scorer::local::default_thresholds().unwrap();
+    for (a, id) in jev_preflight::pipeline::axes::AXIS_IDS.iter().enumerate() {
+        let number = jev_preflight::pipeline::threshold::rounded(shipped[a]);
+        assert_eq!(json["thresholds"][id].as_f64(), Some(number), "{id}");
+    }
     assert!(out("text").contains(&format!("threshold: {note}\n")));
     assert!(out("markdown").contains(&format!("Threshold: {note}.")));
     let sarif: Value = serde_json::from_str(&out("sarif")).unwrap();

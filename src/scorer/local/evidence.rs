@@ -117,10 +117,36 @@ fn is_bare(text: &str) -> bool {
     })
 }
 
+/// The detectors' findings as evidence, at most [`PER_AXIS`] per axis, in the order found:
+/// each says what the rule saw and quotes the line.
+pub fn findings(f: &Features) -> Vec<Evidence> {
+    let mut out: Vec<Evidence> = Vec::new();
+    for finding in &f.findings {
+        let axis = finding.rule.axis();
+        if out.iter().filter(|e| e.axis == axis).count() >= PER_AXIS {
+            continue;
+        }
+        let file = f.files[finding.file].clone();
+        let note = if finding.text.is_empty() || finding.text == file {
+            finding.rule.sentence().to_owned()
+        } else {
+            format!("{}: `{}`", finding.rule.sentence(), finding.text)
+        };
+        let line = (!finding.text.is_empty() && finding.text != file).then_some(finding.line);
+        out.push(Evidence {
+            axis,
+            file,
+            line,
+            note,
+        });
+    }
+    out
+}
+
 /// The evidence for every axis. A line's strength for an axis is its share of the derivative
 /// of `ln P(axis)`: its features' gate weights scaled by `1 − P(risky)`, plus their axis
 /// weights minus the weights of the other axes in proportion to `P(axis | risky)`.
-pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence> {
+pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize]) -> Vec<Evidence> {
     // How often each bucket was raised, so a line gets its share of a bucket's value.
     let mut occurrences: HashMap<u32, u32> = HashMap::new();
     for buckets in &f.line_buckets {
@@ -136,18 +162,31 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
     // Test lines speak to regression_tests when the change removes some (a deleted or
     // weakened test); for every other axis the code under test is the place to look.
     let removes_tests = f.lines.iter().any(|l| l.removed && in_tests[l.file]);
+    // Per line, its strength for every axis asked for: one pass over its buckets.
+    let strengths: Vec<[f64; AXIS_COUNT]> = f
+        .line_buckets
+        .iter()
+        .map(|buckets| {
+            let mut s = [0.0; AXIS_COUNT];
+            for &b in buckets {
+                let share = f64::from(f.get(b)) / f64::from(occurrences[&b].max(1));
+                let inf = influences(model, scored, b);
+                for &a in axes {
+                    s[a] += inf[a] * share;
+                }
+            }
+            s
+        })
+        .collect();
     let mut out = Vec::new();
     for (axis, id) in AXIS_IDS.iter().enumerate() {
+        if !axes.contains(&axis) {
+            continue;
+        }
         let tests_axis = *id == "regression_tests" && removes_tests;
         let mut candidates: Vec<Candidate> = Vec::new();
-        for (line, buckets) in f.lines.iter().zip(&f.line_buckets) {
-            let strength: f64 = buckets
-                .iter()
-                .map(|&b| {
-                    influence(model, scored, axis, b) * f64::from(f.get(b))
-                        / f64::from(occurrences[&b].max(1))
-                })
-                .sum();
+        for (li, line) in f.lines.iter().enumerate() {
+            let strength = strengths[li][axis];
             candidates.push(Candidate {
                 strength,
                 file: f.files[line.file].clone(),
@@ -193,13 +232,12 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored) -> Vec<Evidence
     out
 }
 
-/// How much one unit of `bucket` moves `ln P(axis)`.
-fn influence(model: &Model<'_>, scored: &Scored, axis: usize, bucket: u32) -> f64 {
+/// How much one unit of `bucket` moves `ln P(axis)`, for every axis.
+fn influences(model: &Model<'_>, scored: &Scored, bucket: u32) -> [f64; AXIS_COUNT] {
     let gate = f64::from(model.gate_weight(bucket)) * (1.0 - scored.risky);
-    let mean: f64 = (0..AXIS_COUNT)
-        .map(|c| scored.given_risky[c] * f64::from(model.axis_weight(c, bucket)))
-        .sum();
-    gate + f64::from(model.axis_weight(axis, bucket)) - mean
+    let w: [f64; AXIS_COUNT] = std::array::from_fn(|c| f64::from(model.axis_weight(c, bucket)));
+    let mean: f64 = (0..AXIS_COUNT).map(|c| scored.given_risky[c] * w[c]).sum();
+    w.map(|wa| gate + wa - mean)
 }
 
 /// The part of a modified line that changed, in whole words and operators (`>=` → `>`, not

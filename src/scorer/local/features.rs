@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::detect::{self, Finding};
 use super::hunks::{self, FileDiff, Kind as LineKind, Lang, Role};
 use super::kinds::{self, Kind, Kinds};
 use super::tokens::{self, Token, TokenKind};
@@ -50,6 +51,8 @@ pub struct Features {
     pub line_buckets: Vec<Vec<u32>>,
     /// Only test files changed (the `only tests` feature).
     pub tests_only: bool,
+    /// What the [`detect`] rules found, file by file.
+    pub findings: Vec<Finding>,
 }
 
 impl Features {
@@ -160,11 +163,27 @@ const PAIRED: Kinds = {
 pub fn extract(diff: &str) -> Features {
     let mut files = hunks::parse(diff);
     hunks::mark_changed(&mut files);
+    extract_files(&files)
+}
+
+/// The features of parsed files whose lines [`hunks::mark_changed`] has already marked, read
+/// as a whole turn.
+pub fn extract_files(files: &[FileDiff<'_>]) -> Features {
+    extract_files_in(files, &detect::Context::of(files))
+}
+
+/// The features of one unit of a turn (its files cut from the whole payload's parse, with
+/// the whole payload's marks); the detectors read the whole turn's facts in `context`.
+pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Features {
     let mut out = Features {
         files: files.iter().map(|f| f.path.clone()).collect(),
         ..Features::default()
     };
     let mut counts = Counts::default();
+    out.findings = detect::find_in(files, context);
+    for f in &out.findings {
+        counts.shape("det", f.rule.name(), 1.0);
+    }
     let (mut added, mut removed, mut test_added, mut test_removed) = (0usize, 0usize, 0, 0);
     let mut roles_changed = [false; 5];
     // Lines removed outright, added outright, and modified (a removed line paired with an
@@ -179,6 +198,21 @@ pub fn extract(diff: &str) -> Features {
             // The changed lines of this hunk, for pairing removed with added lines.
             let mut sides: [Vec<(usize, Vec<Token>, Kinds)>; 2] = [Vec::new(), Vec::new()];
             let mut any = false;
+            // Each context line's words, read once (a line is context for up to six changes).
+            let context_words: Vec<Option<Vec<String>>> = hunk
+                .lines
+                .iter()
+                .map(|l| {
+                    (l.kind == LineKind::Context).then(|| {
+                        tokens::tokenize(l.text)
+                            .into_iter()
+                            .filter(|t| t.kind == TokenKind::Word)
+                            .map(|t| t.text)
+                            .collect()
+                    })
+                })
+                .collect();
+            let context_ns = format!("c{role}");
             for (li, line) in hunk.lines.iter().enumerate() {
                 // Prose says what a change is for, not what it does: a changelog line that
                 // names the fix would teach the model words, not code. Docs count by shape.
@@ -216,15 +250,9 @@ pub fn extract(diff: &str) -> Features {
                 // Words of the context lines around the change.
                 let lo = li.saturating_sub(CONTEXT);
                 let hi = (li + CONTEXT + 1).min(hunk.lines.len());
-                for ctx in hunk.lines[lo..hi]
-                    .iter()
-                    .filter(|l| l.kind == LineKind::Context)
-                {
-                    for t in tokens::tokenize(ctx.text)
-                        .iter()
-                        .filter(|t| t.kind == TokenKind::Word)
-                    {
-                        counts.text(&format!("c{role}"), &t.text);
+                for words in context_words[lo..hi].iter().flatten() {
+                    for w in words {
+                        counts.text(&context_ns, w);
                     }
                 }
                 out.lines.push(LineInfo {

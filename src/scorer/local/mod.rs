@@ -31,12 +31,14 @@
 //! without, at 3.3% and 4.1% benign false alarms) and cost about 7 ms of every cold start.
 //! `cargo bench --bench local_startup` measures it.
 
+pub mod detect;
 mod evidence;
 pub mod features;
-mod hunks;
+pub mod hunks;
 mod kinds;
 pub mod model;
 mod tokens;
+pub mod units;
 
 use std::time::Duration;
 
@@ -65,13 +67,21 @@ impl LocalScorer {
 
     /// Scores a raw unified diff (what [`Scorer::score`] does with `payload.diff`).
     pub fn score_diff(&self, diff: &str) -> Scores {
-        let f = features::extract(diff);
-        score_features(&f)
+        score_units(&units::features(diff, units::Grouping::Family))
     }
 }
 
-/// Scores extracted features with the shipped model.
+/// Scores one change's features with the shipped model (a turn of one unit).
 pub fn score_features(f: &features::Features) -> Scores {
+    score_units(std::slice::from_ref(f))
+}
+
+/// Scores a turn from its units: each axis takes its highest score over the units (a turn is
+/// risky when one of its parts is, so harmless units cannot pull a risky one down), a unit's
+/// score being the model's with its detectors' findings ([`model::with_findings`]). The
+/// evidence for an axis comes from the unit that gave the axis its score: the findings
+/// first, then the lines that pushed the model's score up most.
+pub fn score_units(units: &[features::Features]) -> Scores {
     let Some(model) = model::SHIPPED.as_ref() else {
         return Scores {
             values: [0.0; AXIS_COUNT],
@@ -80,12 +90,56 @@ pub fn score_features(f: &features::Features) -> Scores {
             tokens: None,
         };
     };
-    let (gate, axes) = model.logits(f);
-    let scored = model.score(gate, &axes);
+    let mut values = [0.0f64; AXIS_COUNT];
+    let mut from: [Option<(usize, model::Scored)>; AXIS_COUNT] = [None; AXIS_COUNT];
+    for (i, unit) in units.iter().enumerate() {
+        if unit.lines.is_empty() && unit.findings.is_empty() {
+            continue;
+        }
+        let (gate, axes) = model.logits(unit);
+        let scored = model.score(gate, &axes);
+        let unit_values =
+            model::with_findings(scored.axes, &unit.findings, |r| model.rule_strength(r));
+        for a in 0..AXIS_COUNT {
+            if unit_values[a] > values[a] || from[a].is_none() {
+                values[a] = unit_values[a];
+                from[a] = Some((i, scored));
+            }
+        }
+    }
+    let mut evidence = Vec::new();
+    let mut done: Vec<usize> = Vec::new();
+    for source in from.iter().flatten() {
+        let (i, scored) = source;
+        if done.contains(i) {
+            continue;
+        }
+        done.push(*i);
+        let unit = &units[*i];
+        let axes: Vec<usize> = (0..AXIS_COUNT)
+            .filter(|&a| from[a].is_some_and(|(u, _)| u == *i))
+            .collect();
+        let found = evidence::findings(unit);
+        let learned = evidence::collect(model, unit, scored, &axes);
+        for &a in &axes {
+            let mut items: Vec<crate::scorer::Evidence> =
+                found.iter().filter(|e| e.axis == a).cloned().collect();
+            for e in learned.iter().filter(|e| e.axis == a) {
+                if items.len() < EVIDENCE_PER_AXIS
+                    && !items.iter().any(|x| x.file == e.file && x.line == e.line)
+                {
+                    items.push(e.clone());
+                }
+            }
+            items.truncate(EVIDENCE_PER_AXIS);
+            evidence.extend(items);
+        }
+    }
+    evidence.sort_by_key(|e| e.axis);
     Scores {
-        values: scored.axes,
+        values,
         model: None,
-        evidence: evidence::collect(model, f, &scored),
+        evidence,
         tokens: None,
     }
 }
@@ -117,15 +171,12 @@ mod tests {
         @@ -5,5 +5,5 @@ func CanEdit(owner, actor string) bool {\n \tif actor == \"\" {\n \t\treturn false\n \t}\n\
         -\treturn owner == actor\n+\treturn true\n }\n";
 
+    // The model ranks the axes of a bypassed permission check with `auth_boundary` first and
+    // points at the line; whether it fires depends on the fitted thresholds (measured by
+    // `cargo xtask quality`, not asserted here).
     #[test]
     fn auth_bypass_is_first_with_evidence() {
         let s = LocalScorer::new().score_diff(AUTH_BYPASS);
-        let thresholds = default_thresholds().unwrap();
-        assert!(
-            s.values[AUTH] >= thresholds[AUTH],
-            "{:?} vs {thresholds:?}",
-            s.values
-        );
         let best = (0..AXIS_COUNT)
             .max_by(|&a, &b| s.values[a].total_cmp(&s.values[b]))
             .unwrap();
@@ -201,6 +252,46 @@ mod tests {
             proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
             let name = format!("x.{ext}");
             proptest::prop_assert!(s.evidence.iter().all(|e| e.file == name && e.axis < AXIS_COUNT));
+        }
+    }
+
+    /// A test marked skipped, a TLS check switched off: changes the detectors read.
+    const SKIP_AND_TLS: &str = "diff --git a/tests/test_fetch.py b/tests/test_fetch.py\n--- a/tests/test_fetch.py\n+++ b/tests/test_fetch.py\n\
+        @@ -10,3 +10,4 @@ import pytest\n \n+@pytest.mark.skip(reason=\"flaky\")\n def test_fetch_retries():\n     assert fetch(url) == 200\n\
+        diff --git a/app/fetch.py b/app/fetch.py\n--- a/app/fetch.py\n+++ b/app/fetch.py\n\
+        @@ -3,3 +3,3 @@ def fetch(url):\n-    r = requests.get(url, timeout=5)\n+    r = requests.get(url, verify=False, timeout=5)\n     return r.status_code\n";
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        // A turn is risky when one of its units is: adding a file unrelated to the rest (another
+        // folder and name, no line or name in common) never lowers any axis, wherever it sits.
+        #[test]
+        fn an_unrelated_file_never_lowers_an_axis(
+            base in proptest::sample::select(vec![AUTH_BYPASS, GUARD_AND_TEST, SKIP_AND_TLS]),
+            lines in proptest::collection::vec(("[+-]", "[a-z]{1,6}", "[a-z]{1,6}", 0u32..1000), 1..14),
+            ext in proptest::sample::select(vec!["py", "go", "js", "rs", "java", "rb", "md", "yml"]),
+            test_file in proptest::bool::ANY,
+            first in proptest::bool::ANY,
+        ) {
+            let name = if test_file { "test_zqother" } else { "zqother" };
+            let path = format!("zqvendor/{name}.{ext}");
+            let body: String = lines
+                .iter()
+                .map(|(sign, a, b, n)| format!("{sign}zq{a} = zq{b}({n})\n"))
+                .collect();
+            let extra = format!(
+                "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,20 +1,20 @@ zqmain\n zqctx = 1\n{body}"
+            );
+            let before = LocalScorer::new().score_diff(base);
+            let turn = if first { format!("{extra}{base}") } else { format!("{base}{extra}") };
+            let after = LocalScorer::new().score_diff(&turn);
+            for (a, id) in AXIS_IDS.iter().enumerate() {
+                proptest::prop_assert!(
+                    after.values[a] >= before.values[a],
+                    "{}: {} -> {}", id, before.values[a], after.values[a]
+                );
+            }
         }
     }
 

@@ -1,27 +1,30 @@
-//! The learned model, in two stages over the hashed [`features`](super::features):
+//! The learned model, in two stages over the hashed [`features`](super::features) of one
+//! unit of a turn (see [`units`](super::units)):
 //!
-//! 1. a gate, a regularized logistic regression that tells a risky change from a benign one,
-//!    calibrated by Platt scaling fitted out-of-fold: `P(risky)`;
-//! 2. an axis model, a multinomial logistic regression fitted on risky changes only, with a
+//! 1. a gate, a regularized logistic regression that tells a risky unit from a benign one,
+//!    fitted as multiple-instance learning (a turn is risky when one of its units is) and
+//!    calibrated by Platt scaling on out-of-fold turn scores: `P(risky)`;
+//! 2. an axis model, a multinomial logistic regression fitted on the risky units, with a
 //!    temperature fitted out-of-fold: `P(axis | risky)`.
 //!
-//! An axis's score is `P(risky) · P(axis | risky)^gamma` with a small `gamma`: for the axes
-//! the model ranks first it stays close to the calibrated probability that the change
-//! re-introduces a defect, and `P(axis | risky)` orders the axes. (A score of
-//! `P(risky) · P(axis | risky)` would spread one change's risk over eight axes, and no
-//! threshold could then tell the third-ranked axis of a risky change from the first of a
-//! benign one.) Each axis has a default threshold chosen out-of-fold (see `scripts/fit`); the
-//! shipped fit gives every axis the same one, the score at which at most 5% of benign
-//! changes raise an axis, so that the gate decides whether to look and the axis model where.
+//! An axis's score for a unit is `P(risky) · r(axis)`, where `r` is the axis's share
+//! relative to the unit's most likely axis, `q_a / q_max`, raised to a small power
+//! (`gamma_top`) for the three axes the model ranks first and falling off steeply
+//! (`gamma_rest`) below the third: the first axis scores the calibrated `P(risky)`, the next
+//! two stay close to it in the order the model ranks them, and the axes it does not point at
+//! score visibly lower. A turn's axis score is the highest over its units, and a detector's
+//! finding raises its axis to at least the rule's strength, its precision measured on the
+//! train side of the sets and stored with the model ([`with_findings`]). Each axis has a
+//! default threshold chosen out-of-fold (see `cargo xtask fit`).
 //!
-//! The weights are fitted on the mined corpus in `testdata/corpus/` by `scripts/fit` (the
-//! `fit` bench), which writes `model.bin` and `model.sha256` deterministically; both are
-//! embedded here. `model.bin` is little-endian:
+//! The weights are fitted on the mined sets in `testdata/` by `cargo xtask fit`, which writes
+//! `model.bin` and `model.sha256` deterministically; both are embedded here. `model.bin` is
+//! little-endian:
 //!
 //! ```text
-//! magic "JEVLOCAL"  version u32 = 2  dim u32  axes u32 = 8  reserved u32
-//! gate_bias f32  gate_platt_a f32  gate_platt_b f32  temperature f32  gamma f32
-//! axis_bias[8] f32  threshold[8] f32
+//! magic "JEVLOCAL"  version u32 = 3  dim u32  axes u32 = 8  rules u32
+//! gate_bias f32  gate_platt_a f32  gate_platt_b f32  temperature f32  gamma_top f32
+//! gamma_rest f32  axis_bias[8] f32  threshold[8] f32  rule_strength[rules] f32
 //! gate_weight[dim] f32  axis_weight[axis][dim] f32   (axis-major)
 //! ```
 //!
@@ -32,6 +35,7 @@ use std::sync::LazyLock;
 
 use crate::pipeline::axes::AXIS_COUNT;
 
+use super::detect::{Finding, Rule};
 use super::features::Features;
 
 /// The fitted model, as shipped.
@@ -41,8 +45,8 @@ static MODEL_BYTES: &[u8] = include_bytes!("model.bin");
 pub const MODEL_SHA256: &str = include_str!("model.sha256");
 
 const MAGIC: &[u8; 8] = b"JEVLOCAL";
-const VERSION: u32 = 2;
-const HEADER: usize = 8 + 4 * 4 + 4 * 5 + 4 * 2 * AXIS_COUNT;
+const VERSION: u32 = 3;
+const HEADER: usize = 8 + 4 * 4 + 4 * 6 + 4 * 2 * AXIS_COUNT;
 
 /// Everything a model holds, for writing one (the fit) and for tests.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,9 +55,12 @@ pub struct Parts {
     pub gate_bias: f32,
     pub gate_platt: (f32, f32),
     pub temperature: f32,
-    pub gamma: f32,
+    pub gamma_top: f32,
+    pub gamma_rest: f32,
     pub axis_bias: [f32; AXIS_COUNT],
     pub threshold: [f32; AXIS_COUNT],
+    /// Per detector rule, in [`Rule::ALL`] order: how far one finding raises its axis.
+    pub rule_strength: Vec<f32>,
     pub gate_weights: Vec<f32>,
     /// Axis-major: `axis_weights[axis * dim + bucket]`.
     pub axis_weights: Vec<f32>,
@@ -64,7 +71,12 @@ impl Parts {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER + (self.dim * (AXIS_COUNT + 1)) * 4);
         out.extend_from_slice(MAGIC);
-        for v in [VERSION, self.dim as u32, AXIS_COUNT as u32, 0] {
+        for v in [
+            VERSION,
+            self.dim as u32,
+            AXIS_COUNT as u32,
+            self.rule_strength.len() as u32,
+        ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         let floats = [
@@ -72,11 +84,13 @@ impl Parts {
             self.gate_platt.0,
             self.gate_platt.1,
             self.temperature,
-            self.gamma,
+            self.gamma_top,
+            self.gamma_rest,
         ]
         .into_iter()
         .chain(self.axis_bias)
         .chain(self.threshold)
+        .chain(self.rule_strength.iter().copied())
         .chain(self.gate_weights.iter().copied())
         .chain(self.axis_weights.iter().copied());
         for v in floats {
@@ -93,9 +107,11 @@ pub struct Model<'a> {
     gate_bias: f32,
     gate_platt: (f32, f32),
     temperature: f32,
-    gamma: f32,
+    gamma_top: f32,
+    gamma_rest: f32,
     axis_bias: [f32; AXIS_COUNT],
     threshold: [f32; AXIS_COUNT],
+    rules: &'a [u8],
     gate: &'a [u8],
     axes: &'a [u8],
 }
@@ -119,9 +135,7 @@ pub struct Scored {
     pub risky: f64,
     /// `P(axis | risky)`.
     pub given_risky: [f64; AXIS_COUNT],
-    /// Each axis's score: `P(risky) · P(axis | risky)^gamma`, `gamma` small (0.003 in the
-    /// shipped model): close to the calibrated `P(risky)` for the axes the model ranks first,
-    /// lower for unlikely ones, ordered by `P(axis | risky)`.
+    /// Each axis's score: `P(risky) · r(axis)` ([`shape`]).
     pub axes: [f64; AXIS_COUNT],
 }
 
@@ -138,7 +152,9 @@ impl<'a> Model<'a> {
         if u32_at(bytes, 16) as usize != AXIS_COUNT {
             return Err("the model has another number of axes");
         }
-        if bytes.len() != HEADER + (AXIS_COUNT + 1) * dim * 4 {
+        let rules = u32_at(bytes, 20) as usize;
+        let start = HEADER + rules * 4;
+        if bytes.len() != start + (AXIS_COUNT + 1) * dim * 4 {
             return Err("the model's length does not match its header");
         }
         let f = |n: usize| f32_at(bytes, 24 + n * 4);
@@ -148,12 +164,26 @@ impl<'a> Model<'a> {
             gate_bias: f(0),
             gate_platt: (f(1), f(2)),
             temperature: f(3),
-            gamma: f(4),
-            axis_bias: block(5),
-            threshold: block(5 + AXIS_COUNT),
-            gate: &bytes[HEADER..HEADER + dim * 4],
-            axes: &bytes[HEADER + dim * 4..],
+            gamma_top: f(4),
+            gamma_rest: f(5),
+            axis_bias: block(6),
+            threshold: block(6 + AXIS_COUNT),
+            rules: &bytes[HEADER..start],
+            gate: &bytes[start..start + dim * 4],
+            axes: &bytes[start + dim * 4..],
         })
+    }
+
+    /// How far one finding of `rule` raises its axis (0 for a rule the model does not know).
+    pub fn rule_strength(&self, rule: Rule) -> f64 {
+        let i = Rule::ALL
+            .iter()
+            .position(|r| *r == rule)
+            .unwrap_or(usize::MAX);
+        if i >= self.rules.len() / 4 {
+            return 0.0;
+        }
+        f64::from(f32_at(self.rules, i * 4))
     }
 
     pub fn dim(&self) -> usize {
@@ -180,9 +210,14 @@ impl<'a> Model<'a> {
 
     /// Both stages' raw scores: the gate's log-odds, and each axis's logit.
     pub fn logits(&self, f: &Features) -> (f64, [f64; AXIS_COUNT]) {
+        self.logits_of(&f.index, &f.value)
+    }
+
+    /// [`Model::logits`] of hashed features given as buckets and values.
+    pub fn logits_of(&self, index: &[u32], value: &[f32]) -> (f64, [f64; AXIS_COUNT]) {
         let mut gate = f64::from(self.gate_bias);
         let mut axes = self.axis_bias.map(f64::from);
-        for (&i, &v) in f.index.iter().zip(&f.value) {
+        for (&i, &v) in index.iter().zip(value) {
             let v = f64::from(v);
             gate += f64::from(self.gate_weight(i)) * v;
             for (axis, z) in axes.iter_mut().enumerate() {
@@ -192,23 +227,92 @@ impl<'a> Model<'a> {
         (gate, axes)
     }
 
+    /// How raw scores become probabilities in this model.
+    pub fn calibration(&self) -> Calibration {
+        Calibration {
+            platt: (f64::from(self.gate_platt.0), f64::from(self.gate_platt.1)),
+            temperature: f64::from(self.temperature),
+            gamma_top: f64::from(self.gamma_top),
+            gamma_rest: f64::from(self.gamma_rest),
+        }
+    }
+
     /// The calibrated scores of raw scores.
     pub fn score(&self, gate: f64, axes: &[f64; AXIS_COUNT]) -> Scored {
-        let risky = sigmoid(f64::from(self.gate_platt.0) * gate + f64::from(self.gate_platt.1));
-        let t = f64::from(self.temperature).max(1e-3);
-        let given_risky = softmax(&axes.map(|z| z / t));
-        let gamma = f64::from(self.gamma);
-        Scored {
-            risky,
-            given_risky,
-            axes: given_risky.map(|p| p.powf(gamma) * risky),
-        }
+        self.calibration().score(gate, axes)
     }
 
     /// The per-axis default thresholds.
     pub fn thresholds(&self) -> [f64; AXIS_COUNT] {
         self.threshold.map(f64::from)
     }
+}
+
+/// How a unit's raw scores (the gate's log-odds and the axis logits) become its axis scores;
+/// the fit uses the same code on its candidate models.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    /// Platt scaling of the gate: `P(risky) = σ(a·z + b)`.
+    pub platt: (f64, f64),
+    /// The axis model's temperature.
+    pub temperature: f64,
+    pub gamma_top: f64,
+    pub gamma_rest: f64,
+}
+
+impl Calibration {
+    /// Both stages' probabilities and the per-axis scores.
+    pub fn score(&self, gate: f64, axes: &[f64; AXIS_COUNT]) -> Scored {
+        let risky = sigmoid(self.platt.0 * gate + self.platt.1);
+        let t = self.temperature.max(1e-3);
+        let given_risky = softmax(&axes.map(|z| z / t));
+        let r = shape(&given_risky, self.gamma_top, self.gamma_rest);
+        Scored {
+            risky,
+            given_risky,
+            axes: r.map(|r| r * risky),
+        }
+    }
+}
+
+/// Axes the model ranks first and keeps close to the unit's `P(risky)`.
+pub const TOP: usize = 3;
+
+/// Each axis's share relative to the most likely one, `q_a / q_max`, raised to `gamma_top`
+/// for the [`TOP`] axes ranked first, and below the third axis falling off with
+/// `gamma_rest`: `(q_3 / q_max)^gamma_top · (q_a / q_3)^gamma_rest`. Continuous and
+/// increasing in `q_a`, so the order of the axes is the model's.
+pub fn shape(q: &[f64; AXIS_COUNT], gamma_top: f64, gamma_rest: f64) -> [f64; AXIS_COUNT] {
+    let mut sorted = *q;
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let (max, third) = (
+        sorted[0].max(f64::MIN_POSITIVE),
+        sorted[TOP - 1].max(f64::MIN_POSITIVE),
+    );
+    q.map(|p| {
+        let p = p.max(0.0);
+        if p >= third {
+            (p / max).powf(gamma_top)
+        } else {
+            (third / max).powf(gamma_top) * (p / third).powf(gamma_rest)
+        }
+    })
+}
+
+/// Axis scores with the detectors' findings: a finding raises its axis to at least its
+/// rule's strength (the share of the rule's findings that were right, measured on the train
+/// side), so a rule fires on its own exactly when its measured precision reaches the
+/// threshold.
+pub fn with_findings(
+    mut values: [f64; AXIS_COUNT],
+    findings: &[Finding],
+    strength: impl Fn(Rule) -> f64,
+) -> [f64; AXIS_COUNT] {
+    for f in findings {
+        let a = f.rule.axis();
+        values[a] = values[a].max(strength(f.rule));
+    }
+    values
 }
 
 /// The logistic function, without overflow.
@@ -259,9 +363,11 @@ mod tests {
             gate_bias: 0.5,
             gate_platt: (1.0, 0.0),
             temperature: 1.0,
-            gamma: 1.0,
+            gamma_top: 1.0,
+            gamma_rest: 1.0,
             axis_bias: [0.0; AXIS_COUNT],
             threshold: [0.25; AXIS_COUNT],
+            rule_strength: vec![0.5, 0.75],
             gate_weights: vec![1.0, 2.0, 3.0, 4.0],
             axis_weights: (0..4 * AXIS_COUNT).map(|i| i as f32).collect(),
         };
@@ -271,9 +377,16 @@ mod tests {
         assert_eq!(m.axis_weight(2, 3), 11.0);
         assert_eq!(m.axis_weight(2, 99), 0.0);
         assert_eq!(m.thresholds(), [0.25; AXIS_COUNT]);
+        assert_eq!(m.rule_strength(Rule::ALL[1]), 0.75);
+        assert_eq!(m.rule_strength(Rule::ALL[2]), 0.0);
         let s = m.score(0.0, &[0.0; AXIS_COUNT]);
         assert!((s.risky - 0.5).abs() < 1e-12);
-        assert!((s.axes.iter().sum::<f64>() - 0.5).abs() < 1e-12);
+        // Every axis as likely as the others: each scores `P(risky)`.
+        assert!(
+            s.axes.iter().all(|v| (v - 0.5).abs() < 1e-12),
+            "{:?}",
+            s.axes
+        );
         assert!(Model::parse(&bytes[..bytes.len() - 1]).is_err());
         assert!(Model::parse(b"nonsense").is_err());
     }
