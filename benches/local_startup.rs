@@ -1,5 +1,5 @@
 //! Start-up cost of the local scorer as a Stop hook pays it: a fresh process constructs a
-//! `LocalScorer` and scores one typical payload (2–10 KiB of diff), once.
+//! `LocalScorer` and scores one payload (2, 10 and 64 KiB of diff), once.
 //!
 //! `cargo bench --bench local_startup [-- --rounds 40]` re-runs this binary as a child per
 //! round (so every lazy table is built from scratch, as in a hook process) and prints the
@@ -11,26 +11,31 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use jev_preflight::scorer::Scorer;
-use jev_preflight::scorer::local::{self, LocalScorer, features};
+use jev_preflight::scorer::local::{self, LocalScorer, units};
 
 #[path = "support/eval_set.rs"]
 mod eval_set;
-use eval_set::CaseKind;
 
 const CHILD_ENV: &str = "JEV_LOCAL_STARTUP_CHILD";
 
-/// A payload of about `target` bytes: risky and benign eval cases concatenated in manifest
-/// order, so the text looks like a real turn touching several files and languages.
+/// A payload of about `target` bytes: real changes of `testdata/corpus-fresh/` (reversed fixes
+/// and benign commits of 59 repositories, in manifest order) concatenated, so the text looks
+/// like a real turn touching several files and languages.
 fn payload(target: usize) -> String {
-    let cases = eval_set::load(&eval_set::default_dir()).expect("eval set loads");
+    use std::io::BufRead;
+    let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/corpus-fresh/cases.jsonl.gz");
+    let file = std::fs::File::open(&gz).expect("testdata/corpus-fresh is in the checkout");
     let mut diff = String::new();
-    let risky = cases.iter().filter(|c| c.kind == CaseKind::Risky);
-    let benign = cases.iter().filter(|c| c.kind == CaseKind::Benign);
-    for case in risky.zip(benign).flat_map(|(a, b)| [a, b]) {
+    for line in std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
         if diff.len() >= target {
             break;
         }
-        diff.push_str(&case.diff);
+        let case: serde_json::Value = serde_json::from_str(&line.expect("readable")).expect("json");
+        let text = case["diff"].as_str().expect("a diff");
+        if diff.len() + text.len() <= target + target / 8 {
+            diff.push_str(text);
+        }
     }
     diff
 }
@@ -41,9 +46,9 @@ fn child(target: usize) {
     let start = Instant::now();
     let scorer = LocalScorer::new();
     // What `score` does, in its two steps, so the split can be printed.
-    let features = features::extract(&p.diff);
+    let units = units::features(&p.diff, units::Grouping::Family);
     let extracted = start.elapsed();
-    let scores = local::score_features(&features);
+    let scores = local::score_units(&units);
     let took = start.elapsed();
     std::hint::black_box(scores);
     // The same payload again in the same process: what is left once everything is compiled.
@@ -88,7 +93,7 @@ fn main() -> ExitCode {
         "{:>9} {:>9} {:>9} {:>9} {:>12} {:>16}",
         "bytes", "median", "p90", "max", "warm median", "features, median"
     );
-    for target in [2048usize, 4096, 10240] {
+    for target in [2048usize, 10240, 65536] {
         let mut times = Vec::with_capacity(rounds);
         let mut warm = Vec::with_capacity(rounds);
         let mut extract = Vec::with_capacity(rounds);

@@ -1,0 +1,57 @@
+//! Development tasks of jev-preflight, run as `cargo xtask <task>`.
+
+mod data;
+mod detectors;
+mod dump;
+mod fit;
+mod learn;
+mod metrics;
+mod optimize;
+mod payload;
+mod quality;
+mod sets;
+mod turns;
+
+use std::process::ExitCode;
+
+const HELP: &str = "cargo xtask <task>
+
+tasks:
+  fit          fit the built-in scorer's model on the train side of every set; --write
+               replaces the shipped model, --check exits 1 unless the fit reproduces it
+  quality      the shipped model on the held-apart side of every set (ROC/PR-AUC next to a
+               lines-added baseline, polarity, reliability); --curve adds the learning curve
+  dump FILE    every case of every set, unit by unit, as text for experiments
+  detectors    the hand-written detectors' hits and alarms per set and rule (train side;
+               --held-apart adds held-apart aggregates; --misses SET / --alarms SET sample
+               train cases; --sets a,b --n N --filter WORD)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dump") => match args.get(1) {
+            Some(path) => dump::run(path),
+            None => Err("`dump` takes the file to write".into()),
+        },
+        Some("detectors") => detectors::run(&args[1..]),
+        Some("quality") => quality::run(&args[1..]),
+        Some("fit") => match fit::run(&args[1..]) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
+        Some("help" | "-h" | "--help") | None => {
+            print!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\nhint: `cargo xtask help`")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! What the hook would send for a mined diff: the diff read by the same parser as
+//! `eval --patch`, then the real selection, redaction and canonical payload stages.
+
+use jev_preflight::git::diff::patch;
+use jev_preflight::pipeline;
+use jev_preflight::pipeline::payload::{Outcome, Payload, SizePolicy};
+use jev_preflight::pipeline::select::{Attributes, Selector};
+
+/// The payload's unified diff, or `None` when nothing survives selection (the hook would not
+/// score the change at all) or the diff does not parse.
+pub fn diff_of(diff: &str) -> Option<String> {
+    of(diff).map(|p| p.diff)
+}
+
+/// The whole payload (what a remote scorer receives), as [`diff_of`].
+pub fn of(diff: &str) -> Option<Payload> {
+    let changes = patch::parse(diff.as_bytes()).ok()?;
+    let selector = Selector::new(&[]).expect("no user globs");
+    let selection = pipeline::select(changes, &selector, &Attributes::default());
+    match pipeline::payload(&selection.kept, &SizePolicy::default()) {
+        Outcome::Ready(payload) => Some(payload),
+        Outcome::Empty | Outcome::Skipped(_) => None,
+    }
+}
