@@ -23,8 +23,7 @@
 //! `JEV_BENCH_BIN=<path>` measures another build of the binary (an older release, say) the
 //! same way.
 
-#[path = "support/mod.rs"]
-mod support;
+use testkit::genrepo as support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

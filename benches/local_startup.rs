@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 use jev_preflight::scorer::Scorer;
 use jev_preflight::scorer::local::{self, LocalScorer, units};
 
-#[path = "support/eval_set.rs"]
-mod eval_set;
+use testkit::eval_set;
 
 const CHILD_ENV: &str = "JEV_LOCAL_STARTUP_CHILD";
 

@@ -7,8 +7,7 @@
 //! ratios, the first-ever baseline (empty tree cache) and the number of git processes each
 //! hook starts. Pass `--quick` for fewer rounds.
 
-#[path = "support/mod.rs"]
-mod support;
+use testkit::genrepo as support;
 
 use std::path::Path;
 use std::process::Command;

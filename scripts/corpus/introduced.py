@@ -970,7 +970,7 @@ def build(mirrors: str, drops: Counter):
     rows = [(manifest_row(c, diffs[c.id]), diffs[c.id]) for c in cases]
     rows += [commit_row(k) for k in introduced_commits.load(mirrors, COMMITS_JSON)]
     rows.sort(key=lambda rd: rd[0]["id"])
-    # What the corpus loader (benches/support/corpus.rs) insists on, checked before writing.
+    # What the corpus loader (xtask/src/sets.rs) insists on, checked before writing.
     ids = [r["id"] for r, _ in rows]
     if len(set(ids)) != len(ids):
         raise SystemExit("duplicate case ids")

@@ -2,8 +2,7 @@
 //! generated tree has the stated baseline changes, the turn and its undo round-trip, and the
 //! `git add -A` floor writes nothing into the repository's own `.git`.
 
-#[path = "../../benches/support/mod.rs"]
-mod bench;
+use testkit::genrepo as bench;
 
 use crate::support::inventory::{assert_same, inventory};
 use bench::{GenRepo, Spec, TURN_NEW_FILE};

@@ -9,9 +9,8 @@ use jev_preflight::scorer::Scorer;
 use jev_preflight::scorer::local::LocalScorer;
 use std::time::Duration;
 
-#[path = "../../benches/support/eval_set.rs"]
-mod eval_set;
 use eval_set::{CaseKind, Split};
+use testkit::eval_set;
 
 fn axis(id: &str) -> usize {
     AXIS_IDS.iter().position(|a| *a == id).unwrap()

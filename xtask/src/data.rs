@@ -12,9 +12,9 @@ use jev_preflight::scorer::local::hunks::{self, Role};
 use jev_preflight::scorer::local::units::{self, Grouping};
 
 use crate::dump::parallel;
-use crate::payload;
 use crate::sets::{self, Case, Kind, SetName, Side, fold_of};
 use crate::turns;
+use testkit::payload;
 
 /// Folds of the cross-validation on the train side, by repository.
 pub const FOLDS: usize = 5;

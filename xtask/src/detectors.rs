@@ -21,8 +21,8 @@ use jev_preflight::pipeline::axes::AXIS_IDS;
 use jev_preflight::scorer::local::detect::{self, Finding, Rule};
 use jev_preflight::scorer::local::hunks;
 
-use crate::payload;
 use crate::sets::{self, Case, Kind, SetName, Side};
+use testkit::payload;
 
 struct Options {
     sets: Vec<SetName>,

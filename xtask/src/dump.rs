@@ -9,9 +9,9 @@ use jev_preflight::scorer::local::features::extract_files;
 use jev_preflight::scorer::local::hunks::{self, Role};
 use jev_preflight::scorer::local::units::{self, Grouping};
 
-use crate::payload;
 use crate::sets::{self, Case, Kind, SetName, Side};
 use crate::turns;
+use testkit::payload;
 
 fn role_name(files: &[Role]) -> &'static str {
     let mut roles: Vec<&'static str> = files

@@ -7,7 +7,6 @@ mod fit;
 mod learn;
 mod metrics;
 mod optimize;
-mod payload;
 mod quality;
 mod sets;
 mod turns;

@@ -139,7 +139,7 @@ fn agrees_with_the_scorer(m: &Model<'_>, strengths: &[f64]) -> Result<usize, Str
     let c = m.calibration();
     let mut n = 0;
     for case in cases.iter().filter(|c| fnv(&c.id).is_multiple_of(10)) {
-        let Some(diff) = crate::payload::diff_of(&case.diff) else {
+        let Some(diff) = testkit::payload::diff_of(&case.diff) else {
             continue;
         };
         let units = crate::data::units_of(&diff);
@@ -285,7 +285,7 @@ fn scorer_report(name: &str, limit: Option<usize>) -> Result<(), String> {
     };
     let mut values = Vec::new();
     for c in cases.iter().step_by(every) {
-        let Some(payload) = crate::payload::of(&c.diff) else {
+        let Some(payload) = testkit::payload::of(&c.diff) else {
             continue;
         };
         let diff = payload.diff.clone();

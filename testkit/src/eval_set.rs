@@ -2,22 +2,18 @@
 //! per-axis precision and recall, the benign false-alarm rate, and top-1 / top-3 hit rates of
 //! what the agent would be shown (axes at or above the threshold, best first, at most 3).
 //!
-//! Any [`Scorer`] can be measured; the integration test and the `quality` bench both include
-//! this file (`#[path]`), so the figures they print are the same. It builds each case's payload
-//! and picks the shown axes with the production stages ([`pipeline::payload`],
+//! Any [`Scorer`] can be measured; the integration test and the startup bench use the same
+//! loader, so the figures they print are the same. It builds each case's payload
+//! and picks the shown axes with the production stages ([`pipeline::payload`](jev_preflight::pipeline::payload()),
 //! [`axes::select`]), never with a copy of them.
-
-#![allow(dead_code)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use jev_preflight::git::diff::patch;
-use jev_preflight::pipeline;
 use jev_preflight::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS, Thresholds};
-use jev_preflight::pipeline::payload::{Outcome, Payload, SizePolicy};
-use jev_preflight::pipeline::select::{Attributes, Selector};
+use jev_preflight::pipeline::payload::Payload;
 use jev_preflight::scorer::{ScoreError, Scorer};
 
 /// Whether a case should raise axes.
@@ -85,7 +81,7 @@ pub enum EvalSetError {
 
 /// The set shipped in this repository.
 pub fn default_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/eval")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/eval")
 }
 
 /// Loads `dir/manifest.json` and each case's `dir/cases/<id>.diff`, checking the labels.
@@ -144,13 +140,8 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, EvalSetError> {
 /// `eval --patch`, then the real selection, redaction and canonical payload stages with the
 /// default size policy. `None` when nothing survives selection (the hook would not score).
 pub fn payload_from_diff(diff: &str) -> Option<Payload> {
-    let changes = patch::parse(diff.as_bytes()).expect("eval diffs parse");
-    let selector = Selector::new(&[]).expect("no user globs");
-    let selection = pipeline::select(changes, &selector, &Attributes::default());
-    match pipeline::payload(&selection.kept, &SizePolicy::default()) {
-        Outcome::Ready(payload) => Some(payload),
-        Outcome::Empty | Outcome::Skipped(_) => None,
-    }
+    assert!(patch::parse(diff.as_bytes()).is_ok(), "eval diffs parse");
+    crate::payload::of(diff)
 }
 
 /// The axes an answer would name at these per-axis thresholds: the real selection (at or

@@ -1,12 +1,7 @@
-//! Shared by the benches: a generated repository (N tracked files in nested dirs, some staged,
+//! The benches' generated repository (N tracked files in nested dirs, some staged,
 //! M modified and K untracked at baseline, and a small turn to apply and undo), hermetic git,
 //! the floors every figure is compared with (`git status --porcelain` and `git add -A` into a
 //! copied index), and medians.
-//!
-//! Each bench includes this file with `#[path = "support/mod.rs"] mod support;`, so not every
-//! bench uses every item.
-
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
