@@ -788,7 +788,7 @@ impl Frozen {
     pub fn snapshot_options(&self) -> SnapshotOptions {
         SnapshotOptions {
             untracked_cap: self.untracked_max_bytes,
-            exclude: self.exclude.clone(),
+            read_order: crate::pipeline::read_order(&self.exclude),
             ..SnapshotOptions::default()
         }
     }

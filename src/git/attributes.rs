@@ -11,9 +11,9 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use crate::git::diff::Change;
 use crate::git::repo::ConfigFacts;
 use crate::git::{Git, GitError, Repo};
-use crate::pipeline::select::{Attributes, basename, manifest_matches, output_dirs_of, parent_of};
 
 /// Reads the attributes that matter for selection for `paths` from the working tree.
 ///
@@ -231,6 +231,128 @@ fn os_bytes(name: &std::ffi::OsStr) -> Vec<u8> {
     name.to_string_lossy().into_owned().into_bytes()
 }
 
+/// Per-path facts from `.gitattributes` (`linguist-generated`, `linguist-vendored`, `-diff`).
+#[derive(Debug, Clone, Default)]
+pub struct Attributes {
+    pub generated: HashSet<Vec<u8>>,
+    pub vendored: HashSet<Vec<u8>>,
+    pub no_diff: HashSet<Vec<u8>>,
+    /// Output directories (repository-relative, e.g. `target`, `app/build`) that sit next to
+    /// the build manifest that writes them; everything under them is build output.
+    pub output_roots: HashSet<Vec<u8>>,
+}
+
+/// The paths whose `.gitattributes` selection needs: every new and old path of `changes`.
+pub fn paths_of(changes: &[Change]) -> Vec<Vec<u8>> {
+    changes
+        .iter()
+        .flat_map(|c| std::iter::once(c.path.clone()).chain(c.old_path.clone()))
+        .collect()
+}
+
+/// Output directory names and the manifests that put their build output there.
+const OUTPUT_TREES: &[(&str, &[&str])] = &[
+    ("target", &["Cargo.toml", "pom.xml", "build.sbt"]),
+    (
+        "build",
+        &[
+            "build.gradle",
+            "build.gradle.kts",
+            "settings.gradle",
+            "settings.gradle.kts",
+            "package.json",
+            "CMakeLists.txt",
+            "setup.py",
+            "pyproject.toml",
+            "pubspec.yaml",
+            "meson.build",
+        ],
+    ),
+    (
+        "dist",
+        &[
+            "package.json",
+            "setup.py",
+            "pyproject.toml",
+            "setup.cfg",
+            "cabal.project",
+        ],
+    ),
+    (
+        "out",
+        &[
+            "package.json",
+            "build.gradle",
+            "build.gradle.kts",
+            "tsconfig.json",
+        ],
+    ),
+    ("bin", &[".csproj", ".fsproj", ".vbproj"]),
+    ("obj", &[".csproj", ".fsproj", ".vbproj"]),
+    ("_build", &["mix.exs", "dune-project", "rebar.config"]),
+    (".build", &["Package.swift"]),
+    ("dist-newstyle", &["cabal.project"]),
+];
+
+/// The directory prefixes of `path` whose last segment is an output-tree name.
+pub fn output_dirs_of(path: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &b) in path.iter().enumerate() {
+        if b != b'/' {
+            continue;
+        }
+        let segment = &path[start..i];
+        if OUTPUT_TREES
+            .iter()
+            .any(|(name, _)| name.as_bytes() == segment)
+        {
+            out.push(&path[..i]);
+        }
+        start = i + 1;
+    }
+    out
+}
+
+/// The directory holding `dir` (`""` at the top).
+pub fn parent_of(dir: &[u8]) -> &[u8] {
+    match dir.iter().rposition(|&b| b == b'/') {
+        Some(at) => &dir[..at],
+        None => b"",
+    }
+}
+
+/// The last segment of `path`.
+pub fn basename(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(at) => &path[at + 1..],
+        None => path,
+    }
+}
+
+/// Whether `file` (repository-relative) is a manifest in `parent` that builds into `dir`.
+pub fn is_manifest_for(dir: &[u8], parent: &[u8], file: &[u8]) -> bool {
+    if parent_of(file) != parent || file == dir {
+        return false;
+    }
+    manifest_matches(basename(dir), basename(file))
+}
+
+/// Whether `file_name` is a build manifest that writes an output tree named `dir_name`.
+pub fn manifest_matches(dir_name: &[u8], file_name: &[u8]) -> bool {
+    OUTPUT_TREES
+        .iter()
+        .filter(|(name, _)| name.as_bytes() == dir_name)
+        .flat_map(|(_, manifests)| manifests.iter())
+        .any(|m| {
+            if m.starts_with('.') {
+                file_name.ends_with(m.as_bytes()) && file_name.len() > m.len()
+            } else {
+                file_name == m.as_bytes()
+            }
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,5 +462,13 @@ mod tests {
         assert!(!config(
             &|c| c.attributes_file = Some(b"my-attributes".to_vec())
         ));
+    }
+
+    #[test]
+    fn output_dirs_are_found_by_segment() {
+        assert_eq!(output_dirs_of(b"app/build/out.js"), vec![&b"app/build"[..]]);
+        assert!(output_dirs_of(b"src/build.rs").is_empty());
+        assert!(manifest_matches(b"bin", b"App.csproj"));
+        assert!(!manifest_matches(b"bin", b".csproj"));
     }
 }

@@ -33,13 +33,13 @@
 
 use std::path::Path;
 
+use crate::git::attributes::Attributes;
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{
     self, LeftOut, PrivateStore, Runner, Scan, Snapshot, SnapshotOptions, Staged, index_identity,
     join, with_runner,
 };
 use crate::git::{Git, GitError, Repo, attributes};
-use crate::pipeline::select::Attributes;
 
 /// What the Stop needs from git.
 #[derive(Debug, Clone, Default)]
@@ -216,7 +216,7 @@ pub fn changes_since(
 
         // The walk names every path the diff can (a rename's two sides are a deletion and an
         // addition to it); should one ever be missing, it is looked up after all.
-        let missing: Vec<Vec<u8>> = crate::pipeline::attribute_paths(&changes)
+        let missing: Vec<Vec<u8>> = crate::git::attributes::paths_of(&changes)
             .into_iter()
             .filter(|p| paths.binary_search(p).is_err())
             .collect();

@@ -17,9 +17,12 @@ pub mod redact;
 pub mod select;
 pub mod threshold;
 
+use std::collections::HashSet;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::git::diff::Change;
+use crate::git::snapshot::ReadOrder;
 use crate::scorer::{ScoreError, Scorer, Scores};
 use axes::{Selected, Thresholds};
 use payload::{Outcome, Payload, SizePolicy};
@@ -40,12 +43,38 @@ pub fn payload(kept: &[Change], policy: &SizePolicy) -> Outcome {
     payload::build(kept, &Redactor::new(), policy)
 }
 
-/// The paths whose `.gitattributes` selection needs: every new and old path of `changes`.
-pub fn attribute_paths(changes: &[Change]) -> Vec<Vec<u8>> {
-    changes
-        .iter()
-        .flat_map(|c| std::iter::once(c.path.clone()).chain(c.old_path.clone()))
-        .collect()
+/// The payload's reading order for a snapshot past its read bounds: paths selection
+/// excludes by name (the repository's `exclude` globs and the built-in rules, compiled only
+/// once a walk needs them) are never read, bulk-added files neither, and the rest in
+/// [`priority`]'s order, so a snapshot and the payload keep the same files.
+pub fn read_order(exclude: &[String]) -> Arc<dyn ReadOrder> {
+    Arc::new(PayloadOrder {
+        globs: exclude.to_vec(),
+        selector: OnceLock::new(),
+    })
+}
+
+struct PayloadOrder {
+    globs: Vec<String>,
+    selector: OnceLock<Option<Selector>>,
+}
+
+impl ReadOrder for PayloadOrder {
+    fn excluded(&self, path: &[u8]) -> bool {
+        self.selector
+            // Globs that do not compile were refused with the config; none apply here.
+            .get_or_init(|| Selector::new(&self.globs).ok())
+            .as_ref()
+            .is_some_and(|s| s.excludes_by_path(path))
+    }
+
+    fn bulk<'a>(&self, added: &[&'a [u8]]) -> HashSet<&'a [u8]> {
+        priority::bulk(added.iter().copied())
+    }
+
+    fn rank(&self, path: &[u8]) -> u8 {
+        priority::classify(&String::from_utf8_lossy(path)) as u8
+    }
 }
 
 /// A scored payload: the scorer's answer and the axes it selects.

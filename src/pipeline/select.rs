@@ -25,6 +25,8 @@ use std::fmt;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
+pub use crate::git::attributes::Attributes;
+use crate::git::attributes::{basename, is_manifest_for, output_dirs_of, parent_of};
 use crate::git::diff::Change;
 
 /// Compiled exclude rules (built-ins plus the user's globs).
@@ -189,50 +191,6 @@ const ARCHIVES_AND_OBJECTS: &[&str] = &[
     "egg", "nupkg", "gem", "deb", "rpm", "dmg", "iso", "apk", "ipa", "so", "dylib", "dll", "exe",
     "o", "a", "lib", "obj", "class", "pyc", "pyo", "wasm", "bin", "dat", "db", "sqlite", "sqlite3",
     "pdb", "idb", "ilk", "rlib", "rmeta",
-];
-
-/// Output directory names and the manifests that put their build output there.
-const OUTPUT_TREES: &[(&str, &[&str])] = &[
-    ("target", &["Cargo.toml", "pom.xml", "build.sbt"]),
-    (
-        "build",
-        &[
-            "build.gradle",
-            "build.gradle.kts",
-            "settings.gradle",
-            "settings.gradle.kts",
-            "package.json",
-            "CMakeLists.txt",
-            "setup.py",
-            "pyproject.toml",
-            "pubspec.yaml",
-            "meson.build",
-        ],
-    ),
-    (
-        "dist",
-        &[
-            "package.json",
-            "setup.py",
-            "pyproject.toml",
-            "setup.cfg",
-            "cabal.project",
-        ],
-    ),
-    (
-        "out",
-        &[
-            "package.json",
-            "build.gradle",
-            "build.gradle.kts",
-            "tsconfig.json",
-        ],
-    ),
-    ("bin", &[".csproj", ".fsproj", ".vbproj"]),
-    ("obj", &[".csproj", ".fsproj", ".vbproj"]),
-    ("_build", &["mix.exs", "dune-project", "rebar.config"]),
-    (".build", &["Package.swift"]),
-    ("dist-newstyle", &["cabal.project"]),
 ];
 
 fn builtin_globs() -> Vec<(String, &'static str)> {
@@ -409,17 +367,6 @@ fn raw_prefix<'a>(raw: &'a [u8], dirs: &[&[u8]], segments: usize) -> &'a [u8] {
     &raw[..len]
 }
 
-/// Per-path facts from `.gitattributes` (`linguist-generated`, `linguist-vendored`, `-diff`).
-#[derive(Debug, Clone, Default)]
-pub struct Attributes {
-    pub generated: HashSet<Vec<u8>>,
-    pub vendored: HashSet<Vec<u8>>,
-    pub no_diff: HashSet<Vec<u8>>,
-    /// Output directories (repository-relative, e.g. `target`, `app/build`) that sit next to
-    /// the build manifest that writes them; everything under them is build output.
-    pub output_roots: HashSet<Vec<u8>>,
-}
-
 /// Why a path was left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExcludeReason {
@@ -485,62 +432,6 @@ pub fn select(changes: Vec<Change>, selector: &Selector, attributes: &Attributes
         }
     }
     selection
-}
-
-/// The directory prefixes of `path` whose last segment is an output-tree name.
-pub(crate) fn output_dirs_of(path: &[u8]) -> Vec<&[u8]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, &b) in path.iter().enumerate() {
-        if b != b'/' {
-            continue;
-        }
-        let segment = &path[start..i];
-        if OUTPUT_TREES
-            .iter()
-            .any(|(name, _)| name.as_bytes() == segment)
-        {
-            out.push(&path[..i]);
-        }
-        start = i + 1;
-    }
-    out
-}
-
-pub(crate) fn parent_of(dir: &[u8]) -> &[u8] {
-    match dir.iter().rposition(|&b| b == b'/') {
-        Some(at) => &dir[..at],
-        None => b"",
-    }
-}
-
-pub(crate) fn basename(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(at) => &path[at + 1..],
-        None => path,
-    }
-}
-
-/// Whether `file` (repository-relative) is a manifest in `parent` that builds into `dir`.
-fn is_manifest_for(dir: &[u8], parent: &[u8], file: &[u8]) -> bool {
-    if parent_of(file) != parent || file == dir {
-        return false;
-    }
-    manifest_matches(basename(dir), basename(file))
-}
-
-pub(crate) fn manifest_matches(dir_name: &[u8], file_name: &[u8]) -> bool {
-    OUTPUT_TREES
-        .iter()
-        .filter(|(name, _)| name.as_bytes() == dir_name)
-        .flat_map(|(_, manifests)| manifests.iter())
-        .any(|m| {
-            if m.starts_with('.') {
-                file_name.ends_with(m.as_bytes()) && file_name.len() > m.len()
-            } else {
-                file_name == m.as_bytes()
-            }
-        })
 }
 
 /// Lines of the new file's top examined for a generated-file header.
@@ -631,13 +522,5 @@ mod tests {
         }
         assert!(expand_user_glob("").is_err());
         assert!(expand_user_glob("!").is_err());
-    }
-
-    #[test]
-    fn output_dirs_are_found_by_segment() {
-        assert_eq!(output_dirs_of(b"app/build/out.js"), vec![&b"app/build"[..]]);
-        assert!(output_dirs_of(b"src/build.rs").is_empty());
-        assert!(manifest_matches(b"bin", b"App.csproj"));
-        assert!(!manifest_matches(b"bin", b".csproj"));
     }
 }

@@ -156,9 +156,10 @@ fn env_vars(env: &HookEnv) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Bounds small enough to test with a handful of files.
+/// Bounds small enough to test with a handful of files, and the payload's reading order.
 fn small(read_files: usize, walk_files: usize) -> SnapshotOptions {
     SnapshotOptions {
+        read_order: jev_preflight::pipeline::read_order(&[]),
         bounds: Bounds {
             read_files,
             read_bytes: 1 << 20,

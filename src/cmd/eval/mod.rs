@@ -340,7 +340,7 @@ pub fn run(
     // The shared stages: select, payload, score, axes.
     let selector = Selector::new(&frozen.exclude).map_err(EvalError::Exclude)?;
     let attributes = match &repo {
-        Some(repo) => git::attributes::read(&git, repo, &pipeline::attribute_paths(&changes))?,
+        Some(repo) => git::attributes::read(&git, repo, &git::attributes::paths_of(&changes))?,
         // A patch scored outside any repository: only paths and contents count.
         None => Attributes::default(),
     };

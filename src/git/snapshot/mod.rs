@@ -15,15 +15,14 @@ mod porcelain;
 pub(crate) mod small_index;
 mod unread;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::git::{Git, GitError, ObjectFormat, Repo, quote};
-use crate::pipeline::priority::{self, Class};
-use crate::pipeline::select::Selector;
 use crate::process::ProcessError;
 use porcelain::{Collector, Listing, Pending};
 
@@ -41,7 +40,7 @@ pub const DEFAULT_SPLIT_WALK_FROM: u64 = 1024 * 1024;
 
 /// How much one snapshot looks at and reads. A working tree within them is snapshotted whole;
 /// past the read bounds (a turn that wrote a dependency folder or generated output), the
-/// files are read in the order of [`crate::pipeline::priority`] until a bound is reached —
+/// files are read in the [`ReadOrder`] of the options until a bound is reached —
 /// never the paths excluded from scoring, never new files that came in bulk — and the others
 /// are listed by name and metadata only (their changes reach the payload as unread). Past the
 /// walk bounds the snapshot fails with [`GitError::TooManyFiles`].
@@ -81,10 +80,8 @@ pub struct SnapshotOptions {
     /// walked by two git processes side by side; below it, by one (see [`scan`]). Both ways
     /// find the same changes.
     pub split_walk_from: u64,
-    /// The repository's `exclude` globs: past the read bounds, the paths they or the built-in
-    /// rules exclude from scoring ([`mod@crate::pipeline::select`], by path alone) are neither
-    /// read nor kept.
-    pub exclude: Vec<String>,
+    /// Past the read bounds: which paths are never read nor kept, and which are read first.
+    pub read_order: Arc<dyn ReadOrder>,
     pub bounds: Bounds,
 }
 
@@ -93,7 +90,7 @@ impl Default for SnapshotOptions {
         SnapshotOptions {
             untracked_cap: DEFAULT_UNTRACKED_CAP,
             split_walk_from: DEFAULT_SPLIT_WALK_FROM,
-            exclude: Vec::new(),
+            read_order: Arc::new(Unordered),
             bounds: Bounds::default(),
         }
     }
@@ -422,8 +419,8 @@ pub(crate) fn scan(
         // walk does not hash those files again.
         status.env("GIT_OPTIONAL_LOCKS", "1");
     }
-    let excluded = Excluded::new(&options.exclude);
-    let drop = |path: &[u8]| excluded.test(path);
+    let excluded = &*options.read_order;
+    let drop = |path: &[u8]| excluded.excluded(path);
     let bounds = options.bounds;
     let collector = |listing| {
         Collector::new(listing, bounds.walk_files, bounds.walk_bytes)
@@ -432,7 +429,7 @@ pub(crate) fn scan(
     if !split {
         let (pending, dropped) = walk(run, status, collector(Listing::Status))?;
         return Ok(partition(
-            run.repo, pending, dropped, options, left, &excluded,
+            run.repo, pending, dropped, options, left, excluded,
         ));
     }
     // Every untracked file, one by one, under the same ignore rules `git status` applies
@@ -460,7 +457,7 @@ pub(crate) fn scan(
         dropped + dropped_new,
         options,
         left,
-        &excluded,
+        excluded,
     ))
 }
 
@@ -478,28 +475,38 @@ fn walk(
     collector.finish()
 }
 
-/// Selection's path rules ([`crate::pipeline::select`]: the user's `exclude` globs and the
-/// built-in names, attributes aside), compiled only once a walk needs them.
-struct Excluded<'a> {
-    globs: &'a [String],
-    selector: std::sync::OnceLock<Option<Selector>>,
+/// What a walk past its read bounds leaves unread and what it reads first. These are the
+/// payload's rules, decided outside `git/` and handed in with the [`SnapshotOptions`] (the
+/// hook and `eval` hand in `pipeline::read_order`), so that a snapshot and the payload keep
+/// the same files.
+pub trait ReadOrder: Send + Sync {
+    /// Whether scoring leaves `path` out by its name alone: never read nor kept.
+    fn excluded(&self, path: &[u8]) -> bool;
+    /// The new files among `added` that came in bulk: never read.
+    fn bulk<'a>(&self, added: &[&'a [u8]]) -> HashSet<&'a [u8]>;
+    /// The rank `path` is read in: lower first, then the smaller file first.
+    fn rank(&self, path: &[u8]) -> u8;
 }
 
-impl<'a> Excluded<'a> {
-    fn new(globs: &'a [String]) -> Excluded<'a> {
-        Excluded {
-            globs,
-            selector: std::sync::OnceLock::new(),
-        }
+impl std::fmt::Debug for dyn ReadOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadOrder")
     }
+}
 
-    /// Whether selection would exclude `path` by its name alone.
-    fn test(&self, path: &[u8]) -> bool {
-        self.selector
-            // Globs that do not compile were refused with the config; none apply here.
-            .get_or_init(|| Selector::new(self.globs).ok())
-            .as_ref()
-            .is_some_and(|s| s.excludes_by_path(path))
+/// No rules: nothing is left out, every file ranks the same (then the smaller first).
+#[derive(Debug, Clone, Copy)]
+pub struct Unordered;
+
+impl ReadOrder for Unordered {
+    fn excluded(&self, _path: &[u8]) -> bool {
+        false
+    }
+    fn bulk<'a>(&self, _added: &[&'a [u8]]) -> HashSet<&'a [u8]> {
+        HashSet::new()
+    }
+    fn rank(&self, _path: &[u8]) -> u8 {
+        0
     }
 }
 
@@ -820,7 +827,7 @@ fn partition(
     dropped: u64,
     options: &SnapshotOptions,
     left: &[OversizedFile],
-    excluded: &Excluded<'_>,
+    excluded: &dyn ReadOrder,
 ) -> Scan {
     let unread_before: HashMap<&[u8], &OversizedFile> = left
         .iter()
@@ -912,9 +919,8 @@ fn partition(
 /// Which files to read when there are more (removed ones included), or more bytes of them,
 /// than `bounds` allow: `None` when all fit. Never a removed file, never a path selection
 /// excludes by name, never a new file that came in bulk; the others in the payload's order
-/// ([`crate::pipeline::priority`]: source, tests, the rest; smaller first) while the bounds
-/// hold.
-fn choose(candidates: &[Candidate], bounds: &Bounds, excluded: &Excluded<'_>) -> Option<Vec<bool>> {
+/// ([`ReadOrder::rank`], then smaller first) while the bounds hold.
+fn choose(candidates: &[Candidate], bounds: &Bounds, order: &dyn ReadOrder) -> Option<Vec<bool>> {
     let (count, bytes) = candidates
         .iter()
         .filter(|c| c.read.is_some() || c.gone)
@@ -924,28 +930,27 @@ fn choose(candidates: &[Candidate], bounds: &Bounds, excluded: &Excluded<'_>) ->
     if count <= bounds.read_files && bytes <= bounds.read_bytes {
         return None;
     }
-    let bulk = priority::bulk(
-        candidates
-            .iter()
-            .filter(|c| c.read.is_some() && c.item.untracked)
-            .map(|c| c.item.path.as_slice()),
-    );
-    let mut order: Vec<(Class, u64, usize)> = candidates
+    let added: Vec<&[u8]> = candidates
+        .iter()
+        .filter(|c| c.read.is_some() && c.item.untracked)
+        .map(|c| c.item.path.as_slice())
+        .collect();
+    let bulk = order.bulk(&added);
+    let mut ranked: Vec<(u8, u64, usize)> = candidates
         .iter()
         .enumerate()
         .filter_map(|(i, c)| {
             let (size, _) = c.read?;
             let path = c.item.path.as_slice();
-            (!bulk.contains(path) && !excluded.test(path))
-                .then(|| (priority::classify(&String::from_utf8_lossy(path)), size, i))
+            (!bulk.contains(path) && !order.excluded(path)).then(|| (order.rank(path), size, i))
         })
         .collect();
-    order.sort_unstable_by(|a, b| {
+    ranked.sort_unstable_by(|a, b| {
         (a.0, a.1, &candidates[a.2].item.path).cmp(&(b.0, b.1, &candidates[b.2].item.path))
     });
     let mut chosen = vec![false; candidates.len()];
     let (mut n, mut used) = (0, 0u64);
-    for (_, size, i) in order {
+    for (_, size, i) in ranked {
         if n == bounds.read_files {
             break;
         }
