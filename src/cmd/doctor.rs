@@ -18,8 +18,8 @@ use crate::env::vars as ev;
 use crate::git::{self, Discovery, Git, Repo};
 use crate::hook::{self, failure::Class, failure::Failure};
 use crate::host::{Host, Scope};
-use crate::pipeline::threshold;
 use crate::process::{self, Limits};
+use crate::scorer::threshold;
 use crate::scorer::{self, ScorerKind};
 use crate::state::STALE_PROMPT_AGE;
 

@@ -319,7 +319,7 @@ fn eval(env: &HostEnv, args: EvalArgs) -> Result<(), RunError> {
             format!(
                 "{} {}",
                 crate::pipeline::axes::AXIS_IDS[i],
-                crate::pipeline::threshold::shown(v)
+                crate::scorer::threshold::shown(v)
             )
         })
         .collect();

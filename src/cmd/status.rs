@@ -213,7 +213,7 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
             let shown: Vec<String> = top
                 .iter()
                 .take(3)
-                .map(|(k, v)| format!("{k} {}", crate::pipeline::threshold::shown(*v)))
+                .map(|(k, v)| format!("{k} {}", crate::scorer::threshold::shown(*v)))
                 .collect();
             let selected: Vec<&str> = e
                 .get("selected")

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 use crate::hook::event::EventName;
 use crate::host::Host;
 use crate::pipeline::axes::{AXIS_IDS, Axis, Selected};
-use crate::pipeline::threshold::shown;
 use crate::scorer::Evidence;
+use crate::scorer::threshold::shown;
 
 /// Claude Code's cap on one hook string; we stay well below it.
 pub const MAX_TEXT_CHARS: usize = 9_500;

@@ -15,7 +15,7 @@ use crate::hook::Context;
 use crate::hook::failure::Failure;
 use crate::pipeline::axes::{self, AXIS_COUNT};
 use crate::pipeline::payload::Payload;
-use crate::pipeline::{self, Verdict};
+use crate::scorer::Verdict;
 use crate::scorer::{Scorer, ScorerKind, ScorerSettings, Scores};
 use crate::state::SessionStore;
 use crate::state::budget::{Ledger, Limit, OverBudget};
@@ -157,7 +157,7 @@ fn judge(
 ) -> Result<Verdict, Failure> {
     let thresholds = frozen.thresholds(scorer.default_thresholds());
     let budget = frozen.scorer_budget(cap);
-    Ok(pipeline::judge(payload, scorer, &thresholds, budget)?)
+    Ok(crate::scorer::judge(payload, scorer, &thresholds, budget)?)
 }
 
 /// What the session keeps of a remote verdict: the scores and the model (remote scorers give

@@ -14,11 +14,9 @@ use crate::hook::failure::{Class, Failure};
 use crate::hook::prompt_state::{Phase, PromptState, STATE_VERSION};
 use crate::hook::remember;
 use crate::hook::{Context, Reply, STOP_GIT_DEADLINE};
-use crate::pipeline;
+use crate::pipeline::Stages;
 use crate::pipeline::axes::{self, AXIS_IDS};
-use crate::pipeline::payload::{self, Outcome, SkipReason};
-use crate::pipeline::redact::Redactor;
-use crate::pipeline::select::Selector;
+use crate::pipeline::payload::{Outcome, SkipReason};
 use crate::scorer::ScorerKind;
 use crate::state::{PromptStore, SessionStore};
 
@@ -143,7 +141,7 @@ fn evaluate(
     // redactor (its keyword automaton), a few ms of CPU — is built on a second thread while
     // git works, instead of after it.
     let (turn, prepared) = std::thread::scope(|scope| {
-        let prepared = scope.spawn(|| (Selector::new(&frozen.exclude), Redactor::new()));
+        let prepared = scope.spawn(|| Stages::new(&frozen.exclude, frozen.size_policy()));
         let turn = effects.changes_since(&git, &repo, private, &options, &baseline);
         let prepared = prepared
             .join()
@@ -154,14 +152,13 @@ fn evaluate(
     clock.lap("changes");
 
     // Select paths, then redact into the canonical payload under the size policy.
-    let (selector, redactor) = prepared;
-    let selector = selector?;
+    let stages = prepared?;
     let changed = turn.changes.len();
     let way = turn.way.name();
     let large = LargeTurn::of(&turn);
-    let selection = pipeline::select(turn.changes, &selector, &turn.attributes);
+    let selection = stages.select(turn.changes, &turn.attributes);
     clock.lap("select");
-    let outcome = payload::build(&selection.kept, &redactor, &frozen.size_policy());
+    let outcome = stages.payload(&selection.kept);
     clock.lap("payload");
     let payload = match outcome {
         Outcome::Ready(payload) => payload,

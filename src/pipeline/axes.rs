@@ -185,6 +185,15 @@ pub fn index_of(id: &str) -> Option<usize> {
     AXIS_IDS.iter().position(|&a| a == id)
 }
 
+/// Why an axis was raised: a place in the change and a short note.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Evidence {
+    pub axis: usize,
+    pub file: String,
+    pub line: Option<u32>,
+    pub note: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::scorer::Evidence;
+use crate::pipeline::axes::Evidence;
 
 /// One hunk of the payload.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,12 +1,13 @@
-//! The pure stages between a list of changes and a verdict, shared by the hook's Stop and
-//! `jev-preflight eval`, in this order: [`select()`] the paths that may be scored, redact them
-//! into the canonical [`payload()`] under the size policy, then [`judge`]: ask the scorer and
-//! pick the axes. Both callers go through these functions, so a turn and an `eval` of the same
-//! change send the same bytes and select the same axes.
+//! The pure stages between a list of changes and a payload, shared by the hook's Stop and
+//! `jev-preflight eval`, in this order ([`Stages`]): select the paths that may be scored, then
+//! redact them into the canonical payload under the size policy. The scorers take it from there
+//! (`scorer::judge`: ask the scorer, pick the axes). Both callers go through
+//! [`Stages`], so a turn and an `eval` of the same change send the same bytes and select the
+//! same axes.
 //!
 //! Nothing under `pipeline/` does I/O: no git, no disk, no network, no clock. What the stages
-//! need from the outside (the changes, the `.gitattributes` facts, the scorer) is handed in.
-//! The scorer is the one call that may reach out, and it is a trait object the caller chose.
+//! need from the outside (the changes, the `.gitattributes` facts) is handed in. `pipeline/`
+//! depends on `git/` for the types of a change and nothing above it.
 
 pub mod axes;
 pub mod hunks;
@@ -15,32 +16,47 @@ pub mod payload;
 pub mod priority;
 pub mod redact;
 pub mod select;
-pub mod threshold;
 
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use crate::git::diff::Change;
 use crate::git::snapshot::ReadOrder;
-use crate::scorer::{ScoreError, Scorer, Scores};
-use axes::{Selected, Thresholds};
-use payload::{Outcome, Payload, SizePolicy};
+use payload::{Outcome, SizePolicy};
 use redact::Redactor;
-use select::{Attributes, Selection, Selector};
+use select::{Attributes, SelectError, Selection, Selector};
 
-/// Splits `changes` into what may be scored and what is left out, and why.
-pub fn select(changes: Vec<Change>, selector: &Selector, attributes: &Attributes) -> Selection {
-    select::select(changes, selector, attributes)
+/// The stages, ready to run on a turn's changes: the path selector (built-in rules and the
+/// repository's `exclude` globs, compiled) and the redactor (its keyword automaton), built
+/// once, and the size policy. The hook's Stop and `eval` both go through [`Stages::select`]
+/// then [`Stages::payload`].
+#[derive(Debug)]
+pub struct Stages {
+    selector: Selector,
+    redactor: Redactor,
+    policy: SizePolicy,
 }
 
-/// Redacts the kept changes into the canonical payload under `policy`.
-pub fn payload(kept: &[Change], policy: &SizePolicy) -> Outcome {
-    // Nothing kept (a turn that touched only excluded files): no redactor to build.
-    if kept.is_empty() {
-        return Outcome::Empty;
+impl Stages {
+    /// Compiles the selector for `exclude` and builds the redactor; a glob that does not
+    /// compile is an error.
+    pub fn new(exclude: &[String], policy: SizePolicy) -> Result<Stages, SelectError> {
+        Ok(Stages {
+            selector: Selector::new(exclude)?,
+            redactor: Redactor::new(),
+            policy,
+        })
     }
-    payload::build(kept, &Redactor::new(), policy)
+
+    /// Splits `changes` into what may be scored and what is left out, and why.
+    pub fn select(&self, changes: Vec<Change>, attributes: &Attributes) -> Selection {
+        select::select(changes, &self.selector, attributes)
+    }
+
+    /// Redacts the kept changes into the canonical payload under the size policy.
+    pub fn payload(&self, kept: &[Change]) -> Outcome {
+        payload::build(kept, &self.redactor, &self.policy)
+    }
 }
 
 /// The payload's reading order for a snapshot past its read bounds: paths selection
@@ -75,30 +91,4 @@ impl ReadOrder for PayloadOrder {
     fn rank(&self, path: &[u8]) -> u8 {
         priority::classify(&String::from_utf8_lossy(path)) as u8
     }
-}
-
-/// A scored payload: the scorer's answer and the axes it selects.
-#[derive(Debug, Clone)]
-pub struct Verdict {
-    /// The backend that answered (`jev`, `openai`, `command`, `local`).
-    pub scorer: &'static str,
-    pub scores: Scores,
-    /// The axes at or above their threshold, best first, at most three.
-    pub selected: Vec<Selected>,
-}
-
-/// Scores `payload` with `scorer` within `budget` and picks the axes `thresholds` select.
-pub fn judge(
-    payload: &Payload,
-    scorer: &dyn Scorer,
-    thresholds: &Thresholds,
-    budget: Duration,
-) -> Result<Verdict, ScoreError> {
-    let scores = scorer.score(payload, budget)?;
-    let selected = axes::select(&scores.values, thresholds);
-    Ok(Verdict {
-        scorer: scorer.name(),
-        scores,
-        selected,
-    })
 }

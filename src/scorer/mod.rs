@@ -10,18 +10,11 @@
 
 use std::time::Duration;
 
-use crate::pipeline::axes::AXIS_COUNT;
+use crate::pipeline::axes::{AXIS_COUNT, Selected, Thresholds};
 use crate::pipeline::payload::Payload;
 use crate::scorer::secret::ApiKey;
 
-/// Why an axis was raised: a place in the change and a short note.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Evidence {
-    pub axis: usize,
-    pub file: String,
-    pub line: Option<u32>,
-    pub note: String,
-}
+pub use crate::pipeline::axes::Evidence;
 
 /// A scorer's answer: one probability per axis in contract order.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,6 +172,7 @@ pub mod jev;
 pub mod local;
 pub mod openai;
 pub mod secret;
+pub mod threshold;
 
 impl ScorerKind {
     /// The per-axis thresholds calibrated for the backend this kind resolves to, if it has
@@ -238,6 +232,32 @@ pub fn build(settings: &ScorerSettings) -> Result<Box<dyn Scorer + Send + Sync>,
             )?)
         }
         ScorerKind::Local | ScorerKind::Auto => Box::new(local::LocalScorer::new()),
+    })
+}
+
+/// A scored payload: the scorer's answer and the axes it selects.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The backend that answered (`jev`, `openai`, `command`, `local`).
+    pub scorer: &'static str,
+    pub scores: Scores,
+    /// The axes at or above their threshold, best first, at most three.
+    pub selected: Vec<Selected>,
+}
+
+/// Scores `payload` with `scorer` within `budget` and picks the axes `thresholds` select.
+pub fn judge(
+    payload: &Payload,
+    scorer: &dyn Scorer,
+    thresholds: &Thresholds,
+    budget: Duration,
+) -> Result<Verdict, ScoreError> {
+    let scores = scorer.score(payload, budget)?;
+    let selected = crate::pipeline::axes::select(&scores.values, thresholds);
+    Ok(Verdict {
+        scorer: scorer.name(),
+        scores,
+        selected,
     })
 }
 

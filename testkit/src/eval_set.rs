@@ -4,7 +4,7 @@
 //!
 //! Any [`Scorer`] can be measured; the integration test and the startup bench use the same
 //! loader, so the figures they print are the same. It builds each case's payload
-//! and picks the shown axes with the production stages ([`pipeline::payload`](jev_preflight::pipeline::payload()),
+//! and picks the shown axes with the production stages ([`Stages`](jev_preflight::pipeline::Stages),
 //! [`axes::select`]), never with a copy of them.
 
 use std::fmt::Write as _;

@@ -2,9 +2,9 @@
 //! `eval --patch`, then the real selection, redaction and canonical payload stages.
 
 use jev_preflight::git::diff::patch;
-use jev_preflight::pipeline;
+use jev_preflight::pipeline::Stages;
 use jev_preflight::pipeline::payload::{Outcome, Payload, SizePolicy};
-use jev_preflight::pipeline::select::{Attributes, Selector};
+use jev_preflight::pipeline::select::Attributes;
 
 /// The payload's unified diff, or `None` when nothing survives selection (the hook would not
 /// score the change at all) or the diff does not parse.
@@ -15,9 +15,9 @@ pub fn diff_of(diff: &str) -> Option<String> {
 /// The whole payload (what a remote scorer receives), as [`diff_of`].
 pub fn of(diff: &str) -> Option<Payload> {
     let changes = patch::parse(diff.as_bytes()).ok()?;
-    let selector = Selector::new(&[]).expect("no user globs");
-    let selection = pipeline::select(changes, &selector, &Attributes::default());
-    match pipeline::payload(&selection.kept, &SizePolicy::default()) {
+    let stages = Stages::new(&[], SizePolicy::default()).expect("no user globs");
+    let selection = stages.select(changes, &Attributes::default());
+    match stages.payload(&selection.kept) {
         Outcome::Ready(payload) => Some(payload),
         Outcome::Empty | Outcome::Skipped(_) => None,
     }

@@ -246,7 +246,7 @@ fn schema_defaults_and_axes_match_the_code() {
     // The threshold's default depends on the scorer, so the schema states it in words, from
     // the real values, instead of one number.
     assert_eq!(p["threshold"].get("default"), None);
-    let story = jev_preflight::pipeline::threshold::default_story();
+    let story = jev_preflight::scorer::threshold::default_story();
     assert!(
         p["threshold"]["description"]
             .as_str()
@@ -385,7 +385,7 @@ fn explanation_covers_every_key_with_its_default() {
         text.contains("A repository cannot choose where data goes"),
         "{text}"
     );
-    let story = jev_preflight::pipeline::threshold::default_story();
+    let story = jev_preflight::scorer::threshold::default_story();
     assert!(flat.contains(&story), "{story}\n{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use jev_preflight::cmd::install::{self, BY_HAND};
 use jev_preflight::host::{ALL, Host, Scope};
-use jev_preflight::pipeline::threshold::default_story;
+use jev_preflight::scorer::threshold::default_story;
 use serde_json::Value;
 
 use crate::support::TestRepo;
@@ -178,7 +178,7 @@ fn the_threshold_is_described_the_same_way_everywhere() {
     assert!(story.starts_with(&note), "{note} / {story}");
     let shipped = jev_preflight::scorer::local::default_thresholds().unwrap();
     for (a, id) in jev_preflight::pipeline::axes::AXIS_IDS.iter().enumerate() {
-        let number = jev_preflight::pipeline::threshold::rounded(shipped[a]);
+        let number = jev_preflight::scorer::threshold::rounded(shipped[a]);
         assert_eq!(json["thresholds"][id].as_f64(), Some(number), "{id}");
     }
     assert!(out("text").contains(&format!("threshold: {note}\n")));

@@ -23,11 +23,11 @@ use crate::config::{self, ConfigError, Frozen, HostEnv};
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{self, PrivateStore, Snapshot};
 use crate::git::{self, Discovery, Git, GitError, Repo};
-use crate::pipeline;
+use crate::pipeline::Stages;
 use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
 use crate::pipeline::payload::{Outcome, SkipReason};
-use crate::pipeline::select::{Attributes, SelectError, Selector};
-use crate::pipeline::threshold::{self, SetBy};
+use crate::pipeline::select::{Attributes, SelectError};
+use crate::scorer::threshold::{self, SetBy};
 use crate::scorer::{self, ScoreError, ScorerKind};
 use crate::state::fs::{FsError, PrivateTempDir, read_capped};
 
@@ -338,13 +338,13 @@ pub fn run(
     let changed = changes.len();
 
     // The shared stages: select, payload, score, axes.
-    let selector = Selector::new(&frozen.exclude).map_err(EvalError::Exclude)?;
+    let stages = Stages::new(&frozen.exclude, frozen.size_policy()).map_err(EvalError::Exclude)?;
     let attributes = match &repo {
         Some(repo) => git::attributes::read(&git, repo, &git::attributes::paths_of(&changes))?,
         // A patch scored outside any repository: only paths and contents count.
         None => Attributes::default(),
     };
-    let selection = pipeline::select(changes, &selector, &attributes);
+    let selection = stages.select(changes, &attributes);
     let scorer_defaults = scorer_settings.kind.default_thresholds(&scorer_settings);
     let thresholds = frozen.thresholds(scorer_defaults);
     let mut report = Report {
@@ -371,7 +371,7 @@ pub fn run(
         result: EvalResult::Empty,
         fail_on: request.fail_on,
     };
-    report.result = match pipeline::payload(&selection.kept, &frozen.size_policy()) {
+    report.result = match stages.payload(&selection.kept) {
         Outcome::Empty => EvalResult::Empty,
         Outcome::Skipped(SkipReason::TooLarge { bytes, max_bytes }) => {
             EvalResult::TooLarge { bytes, max_bytes }
@@ -387,7 +387,7 @@ pub fn run(
             };
             let scorer = scorer::build(&scorer_settings).map_err(fail)?;
             let budget = frozen.scorer_budget(SCORER_BUDGET);
-            let verdict = pipeline::judge(&payload, &*scorer, &thresholds, budget).map_err(fail)?;
+            let verdict = scorer::judge(&payload, &*scorer, &thresholds, budget).map_err(fail)?;
             report.scorer = verdict.scorer;
             report.model = verdict.scores.model.clone();
             EvalResult::Payload {

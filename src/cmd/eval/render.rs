@@ -29,7 +29,7 @@
 //! | `failed` | array | axis ids at or above `--fail-on` (exit code 1 when non-empty) |
 //! | `warnings` | array | `{message, hint}` problems that did not stop the evaluation (also on stderr) |
 //!
-//! Scores and thresholds are rounded to [`crate::pipeline::threshold::DECIMALS`] places in
+//! Scores and thresholds are rounded to [`crate::scorer::threshold::DECIMALS`] places in
 //! every format; selection compares the unrounded values.
 
 use std::fmt::Write as _;
@@ -38,7 +38,7 @@ use serde_json::{Map, Value, json};
 
 use super::{EvalResult, Report};
 use crate::pipeline::axes::{AXIS_IDS, axes};
-use crate::pipeline::threshold::{rounded, shown as number};
+use crate::scorer::threshold::{rounded, shown as number};
 
 /// Version of the JSON schema.
 pub const JSON_VERSION: u64 = 1;
