@@ -15,6 +15,9 @@
 
 Inputs arrive as environment variables (`JP_*`), never spliced into a shell. Standard library
 only; runs on the Linux, macOS and Windows runners' Python 3.
+
+This file ships to users with the action: it stays self-contained (no import from this
+repository's development tools, scripts/jevtools); see README.md beside it.
 """
 
 import hashlib
