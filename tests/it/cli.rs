@@ -963,6 +963,22 @@ fn completions_man_page_and_help() {
         &man.stdout[..200.min(man.stdout.len())]
     );
     assert!(man.stdout.contains("eval"));
+    // One page holds every command whole: its heading, its options; no pointers to pages of
+    // their own (`jev-preflight-eval(1)`) that nobody installs.
+    for (heading, option) in [
+        ("eval", "fail\\-on"),
+        ("install", "codex"),
+        ("status", "json"),
+    ] {
+        assert!(
+            man.stdout
+                .contains(&format!(".SS \"jev\\-preflight {heading}\"")),
+            "{heading}"
+        );
+        assert!(man.stdout.contains(&format!("\\-\\-{option}")), "{option}");
+    }
+    assert!(!man.stdout.contains("(1)\n"), "{}", man.stdout);
+    assert_eq!(man.stdout.matches(".ds Aq").count(), 2);
 
     let mut help = String::new();
     for sub in [
