@@ -2,9 +2,9 @@
 //!
 //! Every set is a `manifest.jsonl` (one case per line, sorted by id) and a `cases.jsonl.gz`
 //! (`{"id","diff"}` per line in manifest order), written by the corpus tools (`scripts/corpus
-//! <tool>`, `scripts/jevtools/corpus/`). Each case knows which side of its set's split it is on: the side the model may be fitted on
-//! ([`Side::Train`]) or the side held apart for measuring it ([`Side::HeldApart`]), by the
-//! rule each set's README states.
+//! <tool>`, `scripts/jevtools/corpus/`). Each case knows which side of its set's split it is
+//! on: the side the model may be fitted on ([`Side::Train`]) or the side held apart for
+//! measuring it ([`Side::HeldApart`]), by the rule each set's README states.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::detect::{self, Finding};
-use super::hunks::{self, FileDiff, Kind as LineKind, Lang, Role};
+use super::hunks::{self, FileDiff, Hunk, Kind as LineKind, Lang, Role};
 use super::kinds::{self, Kind, Kinds};
 use super::tokens::{self, Token, TokenKind};
 
@@ -184,132 +184,167 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
     for f in &out.findings {
         counts.shape("det", f.rule.name(), 1.0);
     }
-    let (mut added, mut removed, mut test_added, mut test_removed) = (0usize, 0usize, 0, 0);
-    let mut roles_changed = [false; 5];
-    // Lines removed outright, added outright, and modified (a removed line paired with an
-    // added one), over the whole change.
-    let mut edit_totals = [0usize; 3];
+    let mut tally = Tally::default();
     for (fi, file) in files.iter().enumerate() {
-        let role = role_code(file.role);
         file_features(file, &mut counts);
         for hunk in &file.hunks {
-            let mut lost: BTreeMap<String, usize> = BTreeMap::new();
-            let mut gained: BTreeMap<String, usize> = BTreeMap::new();
-            // The changed lines of this hunk, for pairing removed with added lines.
-            let mut sides: [Vec<(usize, Vec<Token>, Kinds)>; 2] = [Vec::new(), Vec::new()];
-            let mut any = false;
-            // Each context line's words, read once (a line is context for up to six changes).
-            let context_words: Vec<Option<Vec<String>>> = hunk
-                .lines
-                .iter()
-                .map(|l| {
-                    (l.kind == LineKind::Context).then(|| {
-                        tokens::tokenize(l.text)
-                            .into_iter()
-                            .filter(|t| t.kind == TokenKind::Word)
-                            .map(|t| t.text)
-                            .collect()
-                    })
-                })
-                .collect();
-            let context_ns = format!("c{role}");
-            for (li, line) in hunk.lines.iter().enumerate() {
-                // Prose says what a change is for, not what it does: a changelog line that
-                // names the fix would teach the model words, not code. Docs count by shape.
-                if !line.changed || out.lines.len() >= MAX_LINES || file.role == Role::Docs {
-                    if line.changed && file.role == Role::Docs {
-                        roles_changed[Role::Docs as usize] = true;
-                    }
-                    continue;
-                }
-                any = true;
-                let is_removed = line.kind == LineKind::Removed;
-                let side = if is_removed { "-" } else { "+" };
-                if is_removed {
-                    removed += 1;
-                    test_removed += usize::from(file.role == Role::Test);
-                } else {
-                    added += 1;
-                    test_added += usize::from(file.role == Role::Test);
-                }
-                roles_changed[file.role as usize] = true;
-                let toks = tokens::tokenize(line.text);
-                let line_kinds = kinds::of(&toks, matches!(file.role, Role::Config));
-                let mut raised = Vec::new();
-                line_features(side, role, &toks, line_kinds, &mut counts, &mut raised);
-                let index = out.lines.len();
-                for t in toks.iter().filter(|t| {
-                    matches!(
-                        t.kind,
-                        TokenKind::Word | TokenKind::StrWord | TokenKind::Ident
-                    )
-                }) {
-                    let bag = if is_removed { &mut lost } else { &mut gained };
-                    bag.entry(t.text.clone()).or_insert(index);
-                }
-                // Words of the context lines around the change.
-                let lo = li.saturating_sub(CONTEXT);
-                let hi = (li + CONTEXT + 1).min(hunk.lines.len());
-                for words in context_words[lo..hi].iter().flatten() {
-                    for w in words {
-                        counts.text(&context_ns, w);
-                    }
-                }
-                out.lines.push(LineInfo {
-                    file: fi,
-                    line: line.new_line,
-                    removed: is_removed,
-                    text: tokens::clip(line.text.trim(), 160).to_owned(),
-                    kinds: line_kinds,
-                    partner: None,
-                });
-                out.line_buckets.push(raised);
-                sides[usize::from(!is_removed)].push((index, toks, line_kinds));
-            }
-            if !any {
-                continue;
-            }
-            let [removed_lines, added_lines] = &sides;
-            let pairs = edits(
-                role,
-                removed_lines,
-                added_lines,
-                &mut counts,
-                &mut out.line_buckets,
-                &mut edit_totals,
-            );
-            for (r, a) in pairs {
-                out.lines[r].partner = Some(a);
-                out.lines[a].partner = Some(r);
-            }
-            // What the hunk lost and gained, word by word: moved words cancel out.
-            for (word, &at) in &lost {
-                if !gained.contains_key(word) {
-                    let b = counts.text(&format!("L{role}"), word);
-                    out.line_buckets[at].push(b);
-                }
-            }
-            for (word, &at) in &gained {
-                if !lost.contains_key(word) {
-                    let b = counts.text(&format!("G{role}"), word);
-                    out.line_buckets[at].push(b);
-                }
-            }
-            let shape = match (lost.is_empty(), gained.is_empty()) {
-                (false, true) => "removed-only",
-                (true, false) => "added-only",
-                _ => "mixed",
-            };
-            counts.shape("hunk", &format!("{role}{shape}"), 0.5);
-            for t in tokens::tokenize(hunk.header)
-                .iter()
-                .filter(|t| t.kind == TokenKind::Word)
-            {
-                counts.text("h", &t.text);
-            }
+            hunk_features(fi, file, hunk, &mut out, &mut counts, &mut tally);
         }
     }
-    // The shape of the whole change.
+    out.tests_only = shape_features(&tally, files.len(), &mut counts);
+    vectorize(&counts, &mut out);
+    out
+}
+
+/// What the lines of a whole unit add up to, for its shape.
+#[derive(Default)]
+struct Tally {
+    added: usize,
+    removed: usize,
+    test_added: usize,
+    test_removed: usize,
+    /// The roles with a changed line.
+    roles_changed: [bool; 5],
+    /// Lines removed outright, added outright, and modified (a removed line paired with an
+    /// added one).
+    edit_totals: [usize; 3],
+}
+
+/// The features of one hunk of `file` (the `fi`th): each changed line's kinds and words, the
+/// words around it, the pairs of removed and added lines, what the hunk lost and gained.
+fn hunk_features(
+    fi: usize,
+    file: &FileDiff<'_>,
+    hunk: &Hunk<'_>,
+    out: &mut Features,
+    counts: &mut Counts,
+    tally: &mut Tally,
+) {
+    let role = role_code(file.role);
+    let mut lost: BTreeMap<String, usize> = BTreeMap::new();
+    let mut gained: BTreeMap<String, usize> = BTreeMap::new();
+    // The changed lines of this hunk, for pairing removed with added lines.
+    let mut sides: [Vec<(usize, Vec<Token>, Kinds)>; 2] = [Vec::new(), Vec::new()];
+    let mut any = false;
+    let context_words = context_words(hunk);
+    let context_ns = format!("c{role}");
+    for (li, line) in hunk.lines.iter().enumerate() {
+        // Prose says what a change is for, not what it does: a changelog line that
+        // names the fix would teach the model words, not code. Docs count by shape.
+        if !line.changed || out.lines.len() >= MAX_LINES || file.role == Role::Docs {
+            if line.changed && file.role == Role::Docs {
+                tally.roles_changed[Role::Docs as usize] = true;
+            }
+            continue;
+        }
+        any = true;
+        let is_removed = line.kind == LineKind::Removed;
+        let side = if is_removed { "-" } else { "+" };
+        if is_removed {
+            tally.removed += 1;
+            tally.test_removed += usize::from(file.role == Role::Test);
+        } else {
+            tally.added += 1;
+            tally.test_added += usize::from(file.role == Role::Test);
+        }
+        tally.roles_changed[file.role as usize] = true;
+        let toks = tokens::tokenize(line.text);
+        let line_kinds = kinds::of(&toks, matches!(file.role, Role::Config));
+        let mut raised = Vec::new();
+        line_features(side, role, &toks, line_kinds, counts, &mut raised);
+        let index = out.lines.len();
+        for t in toks.iter().filter(|t| {
+            matches!(
+                t.kind,
+                TokenKind::Word | TokenKind::StrWord | TokenKind::Ident
+            )
+        }) {
+            let bag = if is_removed { &mut lost } else { &mut gained };
+            bag.entry(t.text.clone()).or_insert(index);
+        }
+        // Words of the context lines around the change.
+        let lo = li.saturating_sub(CONTEXT);
+        let hi = (li + CONTEXT + 1).min(hunk.lines.len());
+        for words in context_words[lo..hi].iter().flatten() {
+            for w in words {
+                counts.text(&context_ns, w);
+            }
+        }
+        out.lines.push(LineInfo {
+            file: fi,
+            line: line.new_line,
+            removed: is_removed,
+            text: tokens::clip(line.text.trim(), 160).to_owned(),
+            kinds: line_kinds,
+            partner: None,
+        });
+        out.line_buckets.push(raised);
+        sides[usize::from(!is_removed)].push((index, toks, line_kinds));
+    }
+    if !any {
+        return;
+    }
+    let [removed_lines, added_lines] = &sides;
+    let pairs = edits(
+        role,
+        removed_lines,
+        added_lines,
+        counts,
+        &mut out.line_buckets,
+        &mut tally.edit_totals,
+    );
+    for (r, a) in pairs {
+        out.lines[r].partner = Some(a);
+        out.lines[a].partner = Some(r);
+    }
+    // What the hunk lost and gained, word by word: moved words cancel out.
+    for (word, &at) in &lost {
+        if !gained.contains_key(word) {
+            let b = counts.text(&format!("L{role}"), word);
+            out.line_buckets[at].push(b);
+        }
+    }
+    for (word, &at) in &gained {
+        if !lost.contains_key(word) {
+            let b = counts.text(&format!("G{role}"), word);
+            out.line_buckets[at].push(b);
+        }
+    }
+    let shape = match (lost.is_empty(), gained.is_empty()) {
+        (false, true) => "removed-only",
+        (true, false) => "added-only",
+        _ => "mixed",
+    };
+    counts.shape("hunk", &format!("{role}{shape}"), 0.5);
+    for t in tokens::tokenize(hunk.header)
+        .iter()
+        .filter(|t| t.kind == TokenKind::Word)
+    {
+        counts.text("h", &t.text);
+    }
+}
+
+/// Each context line's words, read once (a line is context for up to six changes); `None`
+/// for the changed lines.
+fn context_words(hunk: &Hunk<'_>) -> Vec<Option<Vec<String>>> {
+    hunk.lines
+        .iter()
+        .map(|l| {
+            (l.kind == LineKind::Context).then(|| {
+                tokens::tokenize(l.text)
+                    .into_iter()
+                    .filter(|t| t.kind == TokenKind::Word)
+                    .map(|t| t.text)
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+/// The shape of the whole unit: how much it adds and removes, in how many files, how much of
+/// it is tests, pure removal or modification, and whether one role holds every change.
+/// Returns whether tests alone changed.
+fn shape_features(tally: &Tally, files: usize, counts: &mut Counts) -> bool {
     let bucket_of = |n: usize| match n {
         0 => "0",
         1..=2 => "1-2",
@@ -318,21 +353,22 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
         30..=99 => "30-99",
         _ => "100+",
     };
+    let (added, removed) = (tally.added, tally.removed);
     counts.shape("added", bucket_of(added), 1.0);
     counts.shape("removed", bucket_of(removed), 1.0);
-    counts.shape("files", bucket_of(files.len()), 1.0);
+    counts.shape("files", bucket_of(files), 1.0);
     let total = added + removed;
     if let Some(share) = (removed * 4).checked_div(total) {
         counts.shape("removed-share", &share.to_string(), 1.0);
     }
-    let tests = match (test_added > 0, test_removed > 0) {
+    let tests = match (tally.test_added > 0, tally.test_removed > 0) {
         (false, false) => "none",
         (true, false) => "added",
         (false, true) => "removed",
         (true, true) => "both",
     };
     counts.shape("tests", tests, 1.0);
-    let [pure_removed, pure_added, modified] = edit_totals;
+    let [pure_removed, pure_added, modified] = tally.edit_totals;
     counts.shape("pure-removed", bucket_of(pure_removed), 1.0);
     counts.shape("pure-added", bucket_of(pure_added), 1.0);
     counts.shape("modified", bucket_of(modified), 1.0);
@@ -344,6 +380,7 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
         counts.shape("pure-removed-share", &pure.to_string(), 1.0);
         counts.shape("modified-share", &modified.to_string(), 1.0);
     }
+    let roles_changed = &tally.roles_changed;
     let only =
         |r: Role| roles_changed[r as usize] && roles_changed.iter().filter(|x| **x).count() == 1;
     for (r, name) in [
@@ -357,11 +394,14 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
             counts.shape("only", name, 1.0);
         }
     }
-    out.tests_only = only(Role::Test);
     counts.shape("bias-shape", "", 0.0);
+    only(Role::Test)
+}
 
-    // Text block: sublinear counts scaled to unit length; shape block as is.
-    // Sorted first: float sums in a fixed order make the features the same on every run.
+/// The sparse vector: the text block as sublinear counts scaled to unit length, the shape
+/// block as is. Sorted first: float sums in a fixed order make the features the same on
+/// every run.
+fn vectorize(counts: &Counts, out: &mut Features) {
     let mut text: Vec<(u32, f32)> = counts
         .text
         .iter()
@@ -378,7 +418,6 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
     let pairs: Vec<(u32, f32)> = values.into_iter().collect();
     out.index = pairs.iter().map(|p| p.0).collect();
     out.value = pairs.iter().map(|p| p.1).collect();
-    out
 }
 
 /// Path words, language and role of a changed file.
