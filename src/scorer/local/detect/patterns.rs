@@ -340,44 +340,45 @@ pub(super) fn credential_logged(raw: &str, code: &str) -> bool {
     hit || interpolated
 }
 
+/// Every pattern below holds one of these words: a line without any is not about crypto.
+const WEAK_CRYPTO_WORDS: &[&str] = &[
+    "md",
+    "sha",
+    "des",
+    "rc2",
+    "rc4",
+    "crypt",
+    "cipher",
+    "rand",
+    "ecb",
+    "cbc",
+    "tls",
+    "ssl",
+    "key",
+    "iv",
+    "rsa",
+    "dsa",
+    "hash",
+    "aes",
+    "pbkdf",
+    "iteration",
+    "blowfish",
+    "digest",
+    "protocol",
+    "algorithm",
+    "socket",
+    "bits",
+    "modulus",
+    "initialize",
+    "rfc2898",
+    "derive",
+    "argon",
+    "generate",
+];
+
 /// Weak hashes, ciphers, modes, protocol versions, key sizes and KDF work factors.
 pub(super) fn weak_crypto(lower: &str, dialect: Dialect) -> bool {
-    // Every pattern below holds one of these words: a line without any is not about crypto.
-    const WORDS: &[&str] = &[
-        "md",
-        "sha",
-        "des",
-        "rc2",
-        "rc4",
-        "crypt",
-        "cipher",
-        "rand",
-        "ecb",
-        "cbc",
-        "tls",
-        "ssl",
-        "key",
-        "iv",
-        "rsa",
-        "dsa",
-        "hash",
-        "aes",
-        "pbkdf",
-        "iteration",
-        "blowfish",
-        "digest",
-        "protocol",
-        "algorithm",
-        "socket",
-        "bits",
-        "modulus",
-        "initialize",
-        "rfc2898",
-        "derive",
-        "argon",
-        "generate",
-    ];
-    if !any(lower, WORDS) {
+    if !any(lower, WEAK_CRYPTO_WORDS) {
         return false;
     }
     let s = without_spaces(lower);
