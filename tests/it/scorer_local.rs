@@ -99,10 +99,8 @@ fn local_scorer_holds_its_floor_on_the_eval_set() {
         println!("── {name} ──\n{}{}", report.table(), report.misses());
         if split.is_none() {
             assert!(
-                // Measured when the model shipped: 0.240 (36/150), benign 0/54. The unit model
-                // before it reached 0.333 at 2/54: its thresholds now also keep harmless turns,
-                // ordinary commits and test commits within budget, which costs lone recall.
-                report.top3_label_recall() >= 0.22,
+                // Measured when the model shipped: 0.333 (50/150), benign 1/54.
+                report.top3_label_recall() >= 0.30,
                 "top-3 recall {:.3}",
                 report.top3_label_recall()
             );

@@ -1,7 +1,10 @@
 //! `cargo xtask fit [--check | --write]`: fits the built-in scorer's model on the train side
 //! of every set in `testdata/` and writes `src/scorer/local/model.bin` and `model.sha256`.
 //! The result is deterministic: `--check` re-fits and exits 1 unless the bytes equal the
-//! shipped model's. Without either flag it fits and prints the out-of-fold figures only.
+//! shipped model's. Without either flag it fits and prints the out-of-fold figures only;
+//! `--explore gamma_rest:power,...` prints them for other shapes, and `--budgets
+//! singles/mixed/ordinary/tests/safe` chooses the thresholds under other false-alarm budgets
+//! (neither with `--write` or `--check`).
 //!
 //! The held-apart side of every set takes no part (see each set's README and
 //! [`crate::sets::Side`]), so `cargo xtask quality` measures the shipped model itself on
@@ -59,7 +62,13 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     let write = args.iter().any(|a| a == "--write");
     let check = args.iter().any(|a| a == "--check");
     let p = params(args)?;
-    let budgets = Budgets::default();
+    let budgets = match arg_value(args, "--budgets") {
+        None => Budgets::default(),
+        Some(_) if write || check => {
+            return Err("--budgets is for exploring; the shipped model keeps the defaults".into());
+        }
+        Some(spec) => budgets_of(&spec)?,
+    };
     let data = Data::load(Options {
         benign_turns: BENIGN_TURNS,
         held_apart: false,
@@ -170,4 +179,25 @@ pub fn run(args: &[String]) -> Result<bool, String> {
         );
     }
     Ok(ok)
+}
+
+/// `singles/mixed/ordinary/tests/safe` shares (for example `0.04/0.05/0.05/0.03/0.05`).
+fn budgets_of(spec: &str) -> Result<Budgets, String> {
+    let shares: Vec<f64> = spec
+        .split('/')
+        .map(|v| {
+            v.parse()
+                .map_err(|_| format!("bad budget `{v}` in `{spec}`"))
+        })
+        .collect::<Result<_, _>>()?;
+    let [singles, mixed, ordinary, tests, safe_variants] = shares[..] else {
+        return Err(format!("--budgets takes five shares, got `{spec}`"));
+    };
+    Ok(Budgets {
+        singles,
+        mixed,
+        ordinary,
+        tests,
+        safe_variants,
+    })
 }
