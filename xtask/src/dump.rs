@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use jev_preflight::pipeline::axes::AXIS_IDS;
-use jev_preflight::scorer::local::features::extract_files;
+use jev_preflight::scorer::local::detect::Context;
+use jev_preflight::scorer::local::features::extract_files_in;
 use jev_preflight::scorer::local::hunks::{self, Role};
 use jev_preflight::scorer::local::units::{self, Grouping};
 
@@ -77,6 +78,8 @@ fn lines_of(head: &str, diff: &str) -> String {
     let mut out = String::new();
     let mut files = hunks::parse(diff);
     hunks::mark_changed(&mut files);
+    // The whole turn's names, each unit's counts: as the shipped scorer reads a unit.
+    let context = Context::of(&files);
     for (name, grouping) in [
         ("whole", Grouping::Whole),
         ("file", Grouping::File),
@@ -88,7 +91,7 @@ fn lines_of(head: &str, diff: &str) -> String {
         std::env::var("JEV_DUMP_GROUPINGS").map_or(true, |g| g.split(',').any(|x| x == *name))
     }) {
         for (u, unit) in units::split(&files, grouping).iter().enumerate() {
-            let f = extract_files(unit);
+            let f = extract_files_in(unit, &context);
             let roles: Vec<Role> = unit.iter().map(|f| f.role).collect();
             let added = f.lines.iter().filter(|l| !l.removed).count();
             let removed = f.lines.len() - added;

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::detect::{self, Finding};
-use super::hunks::{self, FileDiff, Hunk, Kind as LineKind, Lang, Role};
+use super::hunks::{FileDiff, Hunk, Kind as LineKind, Lang, Role};
 use super::kinds::{self, Kind, Kinds};
 use super::tokens::{self, Token, TokenKind};
 
@@ -159,17 +159,13 @@ const PAIRED: Kinds = {
     k
 };
 
-/// The features of a payload's unified diff.
-pub fn extract(diff: &str) -> Features {
-    let mut files = hunks::parse(diff);
-    hunks::mark_changed(&mut files);
-    extract_files(&files)
-}
-
-/// The features of parsed files whose lines [`hunks::mark_changed`] has already marked, read
-/// as a whole turn.
-pub fn extract_files(files: &[FileDiff<'_>]) -> Features {
-    extract_files_in(files, &detect::Context::of(files))
+/// The features of a payload's unified diff read as one unit (the scorer cuts a turn into
+/// units first: `units::features`).
+#[cfg(test)]
+fn extract(diff: &str) -> Features {
+    let mut files = super::hunks::parse(diff);
+    super::hunks::mark_changed(&mut files);
+    extract_files_in(&files, &detect::Context::of(&files))
 }
 
 /// The features of one unit of a turn (its files cut from the whole payload's parse, with

@@ -1,34 +1,32 @@
 //! The built-in offline scorer: a learned, calibrated model over general features of the
-//! redacted diff. Deterministic, no I/O, nothing leaves the machine.
+//! redacted diff, with hand-written detectors beside it. Deterministic, no I/O, nothing leaves
+//! the machine.
 //!
 //! # How a score is made
 //!
 //! 1. [`hunks::parse`] splits the payload's unified diff into files, hunks and lines and names
 //!    each file's language and role (source, test, config, dependency manifest, docs); a line
 //!    only counts when it really changed (not blank, not a comment, not moved or re-indented).
-//! 2. [`features::extract`] reads general facts of the change: what kind of line was removed
-//!    or added ([`kinds`]: a condition, a comparison, a `raise`/`throw`/`return err`, a header
-//!    or cookie name, a size or bounds constant, a close/unlock/cancel, an `await`, a test
-//!    assertion, …) in which role of file, hashed token n-grams of the changed lines and their
-//!    context, what each hunk lost and gained, and the shape of the change.
-//! 3. [`model`] reads them in two stages fitted on a mined corpus of real changes
-//!    (`testdata/corpus/`, re-fitted deterministically by `scripts/fit`): a gate, `P(risky)`,
-//!    and an axis model, `P(axis | risky)`; an axis scores their product, a calibrated
-//!    probability (calibration fitted out-of-fold).
-//! 4. [`evidence`] names, for every axis, the changed lines that pushed it up most and says
-//!    what changed on them.
+//! 2. [`units::features`] cuts the turn into units (families of related files) and reads each
+//!    on its own: [`detect`] finds introduced risk and test tampering (names from the whole
+//!    turn, counts from the unit), [`features`] the general facts of the unit — what kind of
+//!    line was removed or added ([`kinds`]), in which role of file, hashed token n-grams of the
+//!    changed lines and their context, what each hunk lost and gained, the unit's shape.
+//! 3. [`model`] scores each unit: a gate, `P(risky)`, and an axis model that orders the axes,
+//!    both calibrated out-of-fold; a detector finding raises its axis to its rule's measured
+//!    strength when the fit trusts the rule. Each axis of the turn is its highest unit score,
+//!    so a harmless unit cannot pull a risky one down ([`score_units`]).
+//! 4. [`evidence`] names, for every axis, the findings and the changed lines of the unit that
+//!    gave the axis its score.
 //!
-//! Each axis has a default threshold chosen out-of-fold for a stated precision target; the
-//! user's `threshold`/`thresholds` override them. How well this works on repositories the
-//! model never saw is measured by grouped cross-validation (`scripts/quality`).
+//! Each axis has its own default threshold, chosen out-of-fold under false-alarm budgets; the
+//! user's `threshold`/`thresholds` override them. `cargo xtask fit --check` re-fits the model
+//! byte for byte; `cargo xtask quality` measures it on held-apart data (`docs/local-scorer.md`).
 //!
 //! # Start-up
 //!
-//! A Stop hook is a fresh process. The model is read in place from the binary; the lexer and
-//! the line kinds are hand-written; nothing is compiled at run time (no regex). The
-//! hand-written regex signals of earlier versions were dropped: out-of-fold they added
-//! nothing the learned features did not already carry (top-3 recall 37.3% with them, 40.5%
-//! without, at 3.3% and 4.1% benign false alarms) and cost about 7 ms of every cold start.
+//! A Stop hook is a fresh process. The model is read in place from the binary; the lexer, the
+//! line kinds and the detectors are hand-written; nothing is compiled at run time (no regex).
 //! `cargo bench --bench local_startup` measures it.
 
 pub mod detect;
@@ -69,11 +67,6 @@ impl LocalScorer {
     pub fn score_diff(&self, diff: &str) -> Scores {
         score_units(&units::features(diff, units::Grouping::Family))
     }
-}
-
-/// Scores one change's features with the shipped model (a turn of one unit).
-pub fn score_features(f: &features::Features) -> Scores {
-    score_units(std::slice::from_ref(f))
 }
 
 /// Scores a turn from its units: each axis takes its highest score over the units (a turn is
