@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 use super::effects::{Checkpoint, Effects};
 use super::{Context, Output, handle};
 use crate::config::HostEnv;
+use crate::git::attributes::Attributes;
 use crate::git::diff::{Change, Status};
 use crate::git::snapshot::{PrivateStore, Snapshot, SnapshotOptions};
 use crate::git::turn::Turn;
 use crate::git::{Discovery, Git, GitError, ObjectFormat, Repo};
 use crate::pipeline::axes::AXIS_COUNT;
 use crate::pipeline::payload::Payload;
-use crate::pipeline::select::Attributes;
 use crate::scorer::{Evidence, ScoreError, Scorer, ScorerSettings, Scores};
 
 /// A repo is a dir with a `FAKE_REPO` file; its "working tree" is the text of `work`.

@@ -20,11 +20,12 @@ pub mod select;
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
+use crate::git::attributes::Attributes;
 use crate::git::diff::Change;
 use crate::git::snapshot::ReadOrder;
 use payload::{Outcome, SizePolicy};
 use redact::Redactor;
-use select::{Attributes, SelectError, Selection, Selector};
+use select::{SelectError, Selection, Selector};
 
 /// The stages, ready to run on a turn's changes: the path selector (built-in rules and the
 /// repository's `exclude` globs, compiled) and the redactor (its keyword automaton), built

@@ -25,7 +25,7 @@ use std::fmt;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-pub use crate::git::attributes::Attributes;
+use crate::git::attributes::Attributes;
 use crate::git::attributes::{basename, is_manifest_for, output_dirs_of, parent_of};
 use crate::git::diff::Change;
 

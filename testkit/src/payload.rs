@@ -1,10 +1,10 @@
 //! What the hook would send for a mined diff: the diff read by the same parser as
 //! `eval --patch`, then the real selection, redaction and canonical payload stages.
 
+use jev_preflight::git::attributes::Attributes;
 use jev_preflight::git::diff::patch;
 use jev_preflight::pipeline::Stages;
 use jev_preflight::pipeline::payload::{Outcome, Payload, SizePolicy};
-use jev_preflight::pipeline::select::Attributes;
 
 /// The payload's unified diff, or `None` when nothing survives selection (the hook would not
 /// score the change at all) or the diff does not parse.

@@ -1,9 +1,10 @@
 //! Path selection: built-in excludes, output trees, headers, user globs, attributes.
 
+use jev_preflight::git::attributes::Attributes;
 use jev_preflight::git::attributes::read as read_attributes;
 use jev_preflight::git::diff::{Change, Status};
 use jev_preflight::git::{Git, ObjectFormat, Repo};
-use jev_preflight::pipeline::select::{Attributes, ExcludeReason, Selector, select};
+use jev_preflight::pipeline::select::{ExcludeReason, Selector, select};
 
 use crate::support::TestRepo;
 

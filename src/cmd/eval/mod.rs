@@ -20,13 +20,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::config::{self, ConfigError, Frozen, HostEnv};
+use crate::git::attributes::Attributes;
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{self, PrivateStore, Snapshot};
 use crate::git::{self, Discovery, Git, GitError, Repo};
 use crate::pipeline::Stages;
 use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
 use crate::pipeline::payload::{Outcome, SkipReason};
-use crate::pipeline::select::{Attributes, SelectError};
+use crate::pipeline::select::SelectError;
 use crate::scorer::threshold::{self, SetBy};
 use crate::scorer::{self, ScoreError, ScorerKind};
 use crate::state::fs::{FsError, PrivateTempDir, read_capped};
