@@ -28,6 +28,7 @@ from pathlib import Path
 
 from jevtools.e2e.harness import (REPO, Results, Server, binary, cache_dir, files_under, inventory, inventory_diff,
                                   log, make_repo, run)
+from jevtools.e2e.turns import GREETING
 
 CLAUDE_VERSION = "2.1.332"
 MOCK = "jevtools.e2e.mock_anthropic"
@@ -58,10 +59,6 @@ from app import db
 def delete_user(request, user_id):
     db.users.delete(user_id)
     return {"deleted": user_id}
-'''
-GREETING = '''def greeting(name):
-    """Returns a friendly greeting."""
-    return "Hello, " + name + "!"
 '''
 
 

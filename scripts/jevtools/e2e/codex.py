@@ -24,6 +24,7 @@ from pathlib import Path
 
 from jevtools.e2e.harness import (Server, base_env, check_jev, files_under, hook_files, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
+from jevtools.e2e.turns import GREETING, OPENING
 
 CODEX_VERSION = "0.171.0"
 MOCK = "jevtools.e2e.mock_responses"
@@ -31,7 +32,6 @@ TYPESAFE_KEY = "ts-e2e-KEY-7c21e9a4d0"
 MODEL_KEY = "sk-e2e-dummy-model-key"
 PROMPT_CANARY = "prompt-canary-3f9b2c"
 RUN_TIMEOUT = 180
-OPENING = "jev-preflight scored the code change"
 
 API_BEFORE = '''from app.auth import require_auth
 from app.errors import PermissionDenied
@@ -53,10 +53,6 @@ from app import db
 def delete_user(request, user_id):
     db.users.delete(user_id)
     return {"deleted": user_id}
-'''
-GREETING = '''def greeting(name):
-    """Returns a friendly greeting."""
-    return "Hello, " + name + "!"
 '''
 
 

@@ -23,36 +23,12 @@ from pathlib import Path
 
 from jevtools.e2e.harness import (Server, base_env, check_jev, files_under, hook_files, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
+from jevtools.e2e.turns import GREETING, OPENING, PROMPT_CANARY, TYPESAFE_KEY, api
 
 GEMINI_VERSION = "0.61.0"
 MOCK = "jevtools.e2e.mock_gemini"
-TYPESAFE_KEY = "ts-e2e-KEY-91b4e0c7a2"
 MODEL_KEY = "e2e-dummy-gemini-key"
-PROMPT_CANARY = "prompt-canary-8e41d7"
 RUN_TIMEOUT = 240
-OPENING = "jev-preflight scored the code change"
-
-ADMIN_CHECK = '''    if not request.user.is_admin:
-        raise PermissionDenied("only admins may do this")
-'''
-HEADER = '''from app.auth import require_auth
-from app.errors import PermissionDenied
-from app import db
-'''
-
-
-def api(delete_checked, ban_checked):
-    """The module with its two admin checks present or removed."""
-    return (HEADER + "\n\n@require_auth\ndef delete_user(request, user_id):\n"
-            + (ADMIN_CHECK if delete_checked else "") + "    db.users.delete(user_id)\n"
-            + "\n\n@require_auth\ndef ban_user(request, user_id):\n"
-            + (ADMIN_CHECK if ban_checked else "") + "    db.users.ban(user_id)\n")
-
-
-GREETING = '''def greeting(name):
-    """Returns a friendly greeting."""
-    return "Hello, " + name + "!"
-'''
 
 
 def risky_script(repo, edits_again):
