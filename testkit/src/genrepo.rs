@@ -7,17 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The environment of every git call the benches make: no user or system config, a fixed
-/// identity, the C locale.
-pub const GIT_ENV: &[(&str, &str)] = &[
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-    ("GIT_CONFIG_GLOBAL", "/dev/null"),
-    ("GIT_AUTHOR_NAME", "Bench"),
-    ("GIT_AUTHOR_EMAIL", "bench@example.com"),
-    ("GIT_COMMITTER_NAME", "Bench"),
-    ("GIT_COMMITTER_EMAIL", "bench@example.com"),
-    ("LC_ALL", "C"),
-];
+use crate::GIT_ENV;
 
 /// A hermetic git command in `dir`: cleared environment, `HOME` pointing at `home`.
 pub fn git_cmd(dir: &Path, home: &Path) -> Command {

@@ -7,18 +7,8 @@ pub mod http;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Environment every git call in tests gets: no user or system config, fixed identity and dates.
-pub const GIT_ENV: &[(&str, &str)] = &[
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-    ("GIT_CONFIG_GLOBAL", "/dev/null"),
-    ("GIT_AUTHOR_NAME", "Test Author"),
-    ("GIT_AUTHOR_EMAIL", "author@example.com"),
-    ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
-    ("GIT_COMMITTER_NAME", "Test Committer"),
-    ("GIT_COMMITTER_EMAIL", "committer@example.com"),
-    ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"),
-    ("LC_ALL", "C"),
-];
+/// Environment every git call in tests gets (one copy, shared with the benches and tasks).
+pub use testkit::GIT_ENV;
 
 /// A git repository in a temp dir.
 pub struct TestRepo {
