@@ -15,11 +15,11 @@
 //! prompt and after SessionEnd, the git processes each
 //! hook starts (count, time each, bytes each reads, from extra rounds through a logging shim),
 //! and the hook targets of issues 8 and 16 as met / not met (redaction throughput and payload
-//! building are `benches/redact.rs`; `scripts/bench` adds its redaction target to the summary).
+//! building are `benches/redact.rs`; `cargo xtask bench` adds its redaction target to the summary).
 //!
 //! Every hook process gets a cleared environment: `PATH`, a temp `HOME`, XDG dirs and
 //! `CLAUDE_PLUGIN_DATA`, `GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`. Figures go to
-//! stdout as Markdown (`scripts/bench` writes them into `BENCHMARKS.md`); progress to stderr.
+//! stdout as Markdown (`cargo xtask bench` writes them into `BENCHMARKS.md`); progress to stderr.
 //! `JEV_BENCH_BIN=<path>` measures another build of the binary (an older release, say) the
 //! same way.
 
@@ -1155,7 +1155,7 @@ fn main() {
         "Load average at the end of this bench: {}.\n",
         load_average()
     );
-    // The targets table comes last: `scripts/bench` moves it to the top of BENCHMARKS.md and
+    // The targets table comes last: `cargo xtask bench` moves it to the top of BENCHMARKS.md and
     // appends the redaction row from `benches/redact.rs`.
     println!("## Targets (issues 8 and 16)\n");
     println!("| target | measured | met |");

@@ -1,6 +1,8 @@
 //! Development tasks of jev-preflight, run as `cargo xtask <task>`.
 
+mod bench;
 mod data;
+mod deps;
 mod detectors;
 mod dump;
 mod fit;
@@ -21,6 +23,10 @@ tasks:
   quality      the shipped model on the held-apart side of every set (ROC/PR-AUC next to a
                lines-added baseline, polarity, reliability); --curve adds the learning curve
   dump FILE    every case of every set, unit by unit, as text for experiments
+  bench        regenerate BENCHMARKS.md: every timing bench in benches/ and `quality`
+               (--quick: fewer rounds and no learning curve)
+  check-deps   every dependency's licence is on the accepted list and its rust-version is
+               not newer than ours (reads `cargo metadata --locked`)
   detectors    the hand-written detectors' hits and alarms per set and rule (train side;
                --held-apart adds held-apart aggregates; --misses SET / --alarms SET sample
                train cases; --sets a,b --n N --filter WORD)
@@ -28,26 +34,27 @@ tasks:
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
+    // `Ok(false)`: a check that ran and failed (it printed its findings); `Err`: a task that
+    // could not run, with the reason.
+    let result: Result<bool, String> = match args.first().map(String::as_str) {
         Some("dump") => match args.get(1) {
-            Some(path) => dump::run(path),
+            Some(path) => dump::run(path).map(|()| true),
             None => Err("`dump` takes the file to write".into()),
         },
-        Some("detectors") => detectors::run(&args[1..]),
-        Some("quality") => quality::run(&args[1..]),
-        Some("fit") => match fit::run(&args[1..]) {
-            Ok(true) => Ok(()),
-            Ok(false) => return ExitCode::from(1),
-            Err(e) => Err(e),
-        },
+        Some("detectors") => detectors::run(&args[1..]).map(|()| true),
+        Some("quality") => quality::run(&args[1..]).map(|()| true),
+        Some("fit") => fit::run(&args[1..]),
+        Some("check-deps") => deps::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]).map(|()| true),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
-            Ok(())
+            Ok(true)
         }
         Some(other) => Err(format!("unknown task `{other}`\nhint: `cargo xtask help`")),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
