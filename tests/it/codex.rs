@@ -10,8 +10,8 @@
 
 use serde_json::{Value, json};
 
-use crate::support::TestRepo;
 use crate::support::hook::{HookEnv, HookResult};
+use crate::support::{ADMIN_UNCHECKED, TestRepo, admin_repo};
 
 /// The keys Codex's Stop output schema allows.
 const STOP_KEYS: &[&str] = &[
@@ -95,22 +95,9 @@ fn stop(env: &HookEnv, repo: &TestRepo, turn: &str, active: bool) -> HookResult 
     ))
 }
 
-fn repo(config: &str) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.write(
-        "src/api.rs",
-        "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    require_admin(caller)?;\n    db.delete(id)\n}\n",
-    );
-    repo.write(".jev-preflight.json", config);
-    repo.commit_all("init");
-    repo
-}
-
+/// The turn's edit: the admin check removed.
 fn risky_edit(repo: &TestRepo) {
-    repo.write(
-        "src/api.rs",
-        "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    db.delete(id)\n}\n",
-    );
+    repo.write("src/api.rs", ADMIN_UNCHECKED);
 }
 
 #[test]
@@ -138,7 +125,7 @@ fn the_schema_checker_rejects_what_codex_rejects() {
 #[test]
 fn a_codex_turn_continues_with_decision_and_reason_only() {
     // `answer: context` would pick `additionalContext` on Claude Code; Codex never gets it.
-    let repo = repo(r#"{"threshold": 0.05, "answer": "context"}"#);
+    let repo = admin_repo(r#"{"threshold": 0.05, "answer": "context"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     let first = ups(&env, &repo, "turn-1");
     first.ok();
@@ -167,7 +154,7 @@ fn a_codex_turn_continues_with_decision_and_reason_only() {
 
 #[test]
 fn a_quiet_codex_turn_prints_nothing() {
-    let repo = repo(r#"{"threshold": 1}"#);
+    let repo = admin_repo(r#"{"threshold": 1}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     assert_eq!(ups(&env, &repo, "t").stdout, "");
     repo.write("README.md", "docs\n");
@@ -178,7 +165,7 @@ fn a_quiet_codex_turn_prints_nothing() {
 
 #[test]
 fn report_mode_on_codex_is_a_system_message() {
-    let repo = repo(r#"{"threshold": 0.05, "mode": "report"}"#);
+    let repo = admin_repo(r#"{"threshold": 0.05, "mode": "report"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     assert_eq!(ups(&env, &repo, "t").stdout, "");
     risky_edit(&repo);
@@ -196,7 +183,7 @@ fn report_mode_on_codex_is_a_system_message() {
 fn failures_on_codex_stay_inside_the_schemas() {
     // An invalid repository config fails the prompt: nothing on stdout for Codex's
     // UserPromptSubmit, and the Stop that follows has no baseline.
-    let repo = repo(r#"{"mode": "loud"}"#);
+    let repo = admin_repo(r#"{"mode": "loud"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     let r = ups(&env, &repo, "t");
     r.ok();
@@ -205,7 +192,7 @@ fn failures_on_codex_stay_inside_the_schemas() {
     assert_codex_stop(&stop(&env, &repo, "t", false));
 
     // A scorer failure at Stop: at most a `systemMessage`, never a continuation.
-    let repo = self::repo(r#"{"threshold": 0.05}"#);
+    let repo = admin_repo(r#"{"threshold": 0.05}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "jev");
     assert_eq!(ups(&env, &repo, "t").stdout, "");
     risky_edit(&repo);

@@ -11,8 +11,8 @@
 
 use serde_json::{Value, json};
 
-use crate::support::TestRepo;
 use crate::support::hook::{HookEnv, HookResult};
+use crate::support::{ADMIN_UNCHECKED, TestRepo, admin_repo};
 
 fn gemini_event(name: &str, cwd: &std::path::Path, extra: Value) -> Value {
     let mut e = json!({
@@ -61,27 +61,14 @@ fn assert_gemini(r: &HookResult) -> Value {
     v
 }
 
-fn repo(config: &str) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.write(
-        "src/api.rs",
-        "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    require_admin(caller)?;\n    db.delete(id)\n}\n",
-    );
-    repo.write(".jev-preflight.json", config);
-    repo.commit_all("init");
-    repo
-}
-
+/// The turn's edit: the admin check removed.
 fn risky_edit(repo: &TestRepo) {
-    repo.write(
-        "src/api.rs",
-        "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    db.delete(id)\n}\n",
-    );
+    repo.write("src/api.rs", ADMIN_UNCHECKED);
 }
 
 #[test]
 fn a_quiet_gemini_turn_answers_with_an_empty_object() {
-    let repo = repo(r#"{"threshold": 1}"#);
+    let repo = admin_repo(r#"{"threshold": 1}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     assert_eq!(assert_gemini(&before_agent(&env, &repo, "hi")), json!({}));
     repo.write("README.md", "docs\n");
@@ -98,7 +85,7 @@ fn a_quiet_gemini_turn_answers_with_an_empty_object() {
 #[test]
 fn a_risky_gemini_turn_continues_once_even_when_the_continuation_uses_tools() {
     // `answer: context` would pick `additionalContext` on Claude Code; Gemini never gets it.
-    let repo = repo(r#"{"threshold": 0.05, "answer": "context"}"#);
+    let repo = admin_repo(r#"{"threshold": 0.05, "answer": "context"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     assert_gemini(&before_agent(&env, &repo, "tighten the delete endpoint"));
     risky_edit(&repo);
@@ -137,7 +124,7 @@ fn a_risky_gemini_turn_continues_once_even_when_the_continuation_uses_tools() {
 
 #[test]
 fn report_mode_on_gemini_is_a_system_message() {
-    let repo = repo(r#"{"threshold": 0.05, "mode": "report"}"#);
+    let repo = admin_repo(r#"{"threshold": 0.05, "mode": "report"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     assert_gemini(&before_agent(&env, &repo, "x"));
     risky_edit(&repo);
@@ -151,7 +138,7 @@ fn report_mode_on_gemini_is_a_system_message() {
 
 #[test]
 fn failures_on_gemini_stay_one_json_object() {
-    let repo = repo(r#"{"mode": "loud"}"#);
+    let repo = admin_repo(r#"{"mode": "loud"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     let r = before_agent(&env, &repo, "x");
     assert_eq!(r.class().as_deref(), Some("config_invalid"), "{}", r.stderr);
@@ -159,7 +146,7 @@ fn failures_on_gemini_stay_one_json_object() {
     assert!(v["systemMessage"].is_string(), "{v}");
     assert_gemini(&after_agent(&env, &repo, false));
 
-    let repo = self::repo(r#"{"threshold": 0.05}"#);
+    let repo = admin_repo(r#"{"threshold": 0.05}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "jev");
     assert_gemini(&before_agent(&env, &repo, "x"));
     risky_edit(&repo);
@@ -171,7 +158,7 @@ fn failures_on_gemini_stay_one_json_object() {
 
 #[test]
 fn mode_off_on_gemini_writes_nothing() {
-    let repo = repo(r#"{"mode": "off"}"#);
+    let repo = admin_repo(r#"{"mode": "off"}"#);
     let env = HookEnv::new().var("JEV_PREFLIGHT_SCORER", "local");
     assert_eq!(assert_gemini(&before_agent(&env, &repo, "x")), json!({}));
     risky_edit(&repo);

@@ -3,27 +3,21 @@
 
 use serde_json::json;
 
-use crate::support::TestRepo;
 use crate::support::hook::{HookEnv, JevServer, event, inventory, jev_answer, with};
+use crate::support::{ADMIN_CHECKED, ADMIN_UNCHECKED, TestRepo};
 
 const KEY: &str = "sk-ts-TEST-KEY-7f3a9c";
 
 fn repo() -> TestRepo {
     let repo = TestRepo::new();
-    repo.write(
-        "src/api.rs",
-        "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    require_admin(caller)?;\n    db.delete(id)\n}\n",
-    );
+    repo.write("src/api.rs", ADMIN_CHECKED);
     repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
     repo.commit_all("init");
     repo
 }
 
 fn risky_edit(repo: &TestRepo) {
-    repo.write(
-        "src/api.rs",
-        "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) -> Result<(), E> {\n    db.delete(id)\n}\n",
-    );
+    repo.write("src/api.rs", ADMIN_UNCHECKED);
 }
 
 fn ups(env: &HookEnv, repo: &TestRepo, prompt: &str) {

@@ -79,19 +79,8 @@ fn one_result_per_selected_axis_with_its_evidence() {
     let run = &log["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(
-        ids,
-        [
-            "behavior_regression",
-            "auth_boundary",
-            "input_validation",
-            "data_integrity",
-            "error_handling",
-            "compatibility",
-            "lifecycle",
-            "regression_tests"
-        ]
-    );
+    // The 8 axes as rules, in contract order (`tests/it/axes.rs` pins that order).
+    assert_eq!(ids, jev_preflight::pipeline::axes::AXIS_IDS);
     assert!(rules.iter().all(|r| {
         r["shortDescription"]["text"]
             .as_str()

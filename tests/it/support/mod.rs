@@ -10,6 +10,24 @@ use std::process::{Command, Output};
 /// Environment every git call in tests gets (one copy, shared with the benches and tasks).
 pub use testkit::GIT_ENV;
 
+/// The handler the host tests turn risky: `delete_user` behind an admin check.
+pub const ADMIN_CHECKED: &str = "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) \
+    -> Result<(), E> {\n    require_admin(caller)?;\n    db.delete(id)\n}\n";
+
+/// [`ADMIN_CHECKED`] with its admin check removed.
+pub const ADMIN_UNCHECKED: &str = "pub fn delete_user(db: &mut Db, caller: &Caller, id: u64) \
+    -> Result<(), E> {\n    db.delete(id)\n}\n";
+
+/// A committed repository holding [`ADMIN_CHECKED`] as `src/api.rs` and `config` as its
+/// `.jev-preflight.json`.
+pub fn admin_repo(config: &str) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("src/api.rs", ADMIN_CHECKED);
+    repo.write(".jev-preflight.json", config);
+    repo.commit_all("init");
+    repo
+}
+
 /// A git repository in a temp dir.
 pub struct TestRepo {
     pub dir: tempfile::TempDir,
