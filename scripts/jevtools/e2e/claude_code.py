@@ -26,9 +26,10 @@ import time
 import zipfile
 from pathlib import Path
 
+from jevtools.e2e import harness
 from jevtools.e2e.harness import (REPO, Results, Server, binary, cache_dir, files_under, inventory, inventory_diff,
                                   log, make_repo, run)
-from jevtools.e2e.turns import GREETING
+from jevtools.e2e.turns import API_AFTER, API_BEFORE, GREETING
 
 CLAUDE_VERSION = "2.1.332"
 MOCK = "jevtools.e2e.mock_anthropic"
@@ -38,28 +39,6 @@ ARCHIVE_HOST = "plugins.jev-preflight.test"
 TYPESAFE_KEY = "ts-e2e-KEY-0f4c9b7d2e"
 PROMPT_CANARY = "prompt-canary-5d1e8a"
 RUN_TIMEOUT = 180
-
-API_BEFORE = '''from app.auth import require_auth
-from app.errors import PermissionDenied
-from app import db
-
-
-@require_auth
-def delete_user(request, user_id):
-    if not request.user.is_admin:
-        raise PermissionDenied("only admins may delete users")
-    db.users.delete(user_id)
-    return {"deleted": user_id}
-'''
-API_AFTER = '''from app.auth import require_auth
-from app.errors import PermissionDenied
-from app import db
-
-
-def delete_user(request, user_id):
-    db.users.delete(user_id)
-    return {"deleted": user_id}
-'''
 
 
 def host_target():
@@ -133,16 +112,12 @@ def assemble_plugin(jev, work):
 
 
 def base_env(home, tmp):
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "TMPDIR": str(tmp),
-        "LANG": "C.UTF-8",
-        "USER": os.environ.get("USER", "e2e"),
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
+    """The harness's clean environment, without `SHELL` (Claude Code finds its own shell), and
+    with Claude Code's updater and other non-essential traffic off."""
+    env = harness.base_env(home, tmp)
+    del env["SHELL"]
+    env.update(DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    return env
 
 
 def validate(claude, target, tmp):

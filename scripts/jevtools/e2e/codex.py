@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jevtools.e2e.harness import (Server, base_env, check_jev, files_under, hook_files, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
-from jevtools.e2e.turns import GREETING, OPENING
+from jevtools.e2e.turns import API_AFTER, API_BEFORE, GREETING, OPENING
 
 CODEX_VERSION = "0.171.0"
 MOCK = "jevtools.e2e.mock_responses"
@@ -32,28 +32,6 @@ TYPESAFE_KEY = "ts-e2e-KEY-7c21e9a4d0"
 MODEL_KEY = "sk-e2e-dummy-model-key"
 PROMPT_CANARY = "prompt-canary-3f9b2c"
 RUN_TIMEOUT = 180
-
-API_BEFORE = '''from app.auth import require_auth
-from app.errors import PermissionDenied
-from app import db
-
-
-@require_auth
-def delete_user(request, user_id):
-    if not request.user.is_admin:
-        raise PermissionDenied("only admins may delete users")
-    db.users.delete(user_id)
-    return {"deleted": user_id}
-'''
-API_AFTER = '''from app.auth import require_auth
-from app.errors import PermissionDenied
-from app import db
-
-
-def delete_user(request, user_id):
-    db.users.delete(user_id)
-    return {"deleted": user_id}
-'''
 
 
 def write_file_cmd(rel, content):

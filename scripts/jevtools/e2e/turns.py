@@ -1,8 +1,11 @@
-"""The turns the chat-completions suites (scripts/e2e-qwen, scripts/e2e-opencode,
-scripts/e2e-copilot) play and what they check afterwards: the module whose admin checks a risky
-turn removes, the scripted model for a risky and a harmless turn, the four scenarios, and the
-checks that do not depend on the client (what reached the model, what reached the Jev mock,
-where the key may not be, whether anything tried to leave the machine). Standard library only.
+"""The turns the real-client suites play and what they check afterwards.
+
+For the chat-completions suites (scripts/e2e-qwen, scripts/e2e-opencode, scripts/e2e-copilot),
+and the model-request checks of the Gemini suite: the module whose admin checks a risky turn
+removes, the scripted model for a risky and a harmless turn, the four scenarios, and the checks
+that do not depend on the client (what reached the model, what reached the Jev mock, where the
+key may not be, whether anything tried to leave the machine). For the Claude Code and Codex
+suites: the edit they script (`API_BEFORE`, `API_AFTER`). Standard library only.
 """
 
 from jevtools.e2e.harness import check_jev, files_under, hook_files
@@ -24,6 +27,29 @@ from app import db
 GREETING = '''def greeting(name):
     """Returns a friendly greeting."""
     return "Hello, " + name + "!"
+'''
+
+# The risky edit of the Claude Code and Codex suites: the admin check of one handler removed.
+API_BEFORE = '''from app.auth import require_auth
+from app.errors import PermissionDenied
+from app import db
+
+
+@require_auth
+def delete_user(request, user_id):
+    if not request.user.is_admin:
+        raise PermissionDenied("only admins may delete users")
+    db.users.delete(user_id)
+    return {"deleted": user_id}
+'''
+API_AFTER = '''from app.auth import require_auth
+from app.errors import PermissionDenied
+from app import db
+
+
+def delete_user(request, user_id):
+    db.users.delete(user_id)
+    return {"deleted": user_id}
 '''
 
 SCENARIOS = {
@@ -98,6 +124,16 @@ def check_turn(spec, script, repo, entries, problems):
                        if m.get("role") == "user" and OPENING in text_of(m)})
     if outbound:
         problems.append("the client tried to leave the machine: %s" % outbound)
+    check_model_requests(spec, script, repo, kinds, feedback, problems)
+    check_jev(spec, fires(spec), jev_calls, TYPESAFE_KEY, PROMPT_CANARY, problems)
+    return kinds
+
+
+def check_model_requests(spec, script, repo, kinds, feedback, problems):
+    """What the model was asked, in any client: `kinds` are the model requests'
+    classifications, `feedback` the distinct continuation texts that reached it. The scripted
+    edits reached the working tree; a turn that fires sends exactly one continuation that names
+    the axis and the file, and a turn that does not sends none. Appends to `problems`."""
     errors = [k for k in kinds if k.startswith("error")]
     if errors:
         problems.append("mock errors: %s" % errors)
@@ -122,8 +158,6 @@ def check_turn(spec, script, repo, entries, problems):
             problems.append("model requests %s, want %s" % (kinds, steps))
         if feedback:
             problems.append("unexpected feedback: %r" % feedback[:1])
-    check_jev(spec, fires(spec), jev_calls, TYPESAFE_KEY, PROMPT_CANARY, problems)
-    return kinds
 
 
 def check_data_dir(spec, home, problems):
