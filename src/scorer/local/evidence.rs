@@ -10,7 +10,7 @@ use crate::scorer::Evidence;
 
 use super::features::{Features, LineInfo};
 use super::hunks::{self, Role};
-use super::kinds::Kind;
+use super::kinds::{self, Kind};
 use super::model::{Model, Scored};
 use super::tokens::{self, TokenKind};
 
@@ -346,6 +346,26 @@ pub fn describe(axis: usize, line: &LineInfo, partner: Option<&LineInfo>) -> Str
                 (false, false) => format!("the {name}{what} is now set or read: {code}"),
             }
         }
+        (Some(Kind::Auth), removed) if !is_guard(line.kinds, &toks) => {
+            // A line that only mentions a user, a role or a token (an audit write, a log
+            // line) is not a check, and saying "a check was removed" would send the agent
+            // after the wrong thing.
+            let verb = if removed {
+                "was removed"
+            } else {
+                "was added or changed"
+            };
+            let word = toks.iter().find(|t| {
+                t.kind == TokenKind::Word && kinds::word_kind(&t.text) & Kind::Auth.bit() != 0
+            });
+            match word {
+                Some(w) => format!(
+                    "a line using `{}` (identity or permissions) {verb}: {code}",
+                    w.text
+                ),
+                None => format!("a line about identity or permissions {verb}: {code}"),
+            }
+        }
         (Some(Kind::Release), true) => format!("a release is no longer done: {code}"),
         (Some(Kind::Await), true) => format!("an `await` was dropped: {code}"),
         (Some(Kind::Assert), true) => format!("a test assertion was removed: {code}"),
@@ -356,9 +376,106 @@ pub fn describe(axis: usize, line: &LineInfo, partner: Option<&LineInfo>) -> Str
         (Some(Kind::Transaction), true) => format!("a transaction step was removed: {code}"),
         (Some(k), true) => format!("{} was removed: {code}", k.phrase()),
         (Some(k), false) => format!("{} was added or changed: {code}", k.phrase()),
-        (None, true) => format!("a line was removed: {code}"),
-        (None, false) => format!("a line was added or changed: {code}"),
+        (None, removed) => {
+            let verb = if removed {
+                "was removed"
+            } else {
+                "was added or changed"
+            };
+            match callee(&line.text) {
+                Some(name) => format!("a call to `{name}` {verb}: {code}"),
+                None => format!("a line {verb}: {code}"),
+            }
+        }
     }
+}
+
+/// The function or method a line calls at its outermost level, last of a chain
+/// (`db.audit().record(id)?` → `record`, `x = load(path(p))` → `load`).
+fn callee(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut found = None;
+    let mut quote = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q && bytes.get(i.wrapping_sub(1)) != Some(&b'\\') => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'' | b'`') => quote = Some(b),
+            (None, b'(') => {
+                if depth == 0 {
+                    let name_start = text[..i]
+                        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .map_or(0, |at| at + 1);
+                    let name = &text[name_start..i];
+                    let keyword = matches!(
+                        name,
+                        "if" | "elif"
+                            | "while"
+                            | "for"
+                            | "foreach"
+                            | "switch"
+                            | "match"
+                            | "catch"
+                            | "return"
+                            | "function"
+                            | "fn"
+                            | "def"
+                            | "func"
+                            | "sizeof"
+                    );
+                    if !keyword && name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                        found = Some(name);
+                    }
+                }
+                depth += 1;
+            }
+            (None, b')') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Words that make a call a guard: `require_admin(caller)?`, `@login_required`,
+/// `authorize!(:delete, post)`, `ensureOwner(req)`.
+const GUARD_WORDS: &[&str] = &[
+    "require",
+    "required",
+    "requires",
+    "ensure",
+    "check",
+    "verify",
+    "authorize",
+    "authenticate",
+    "deny",
+    "forbid",
+    "permit",
+    "allow",
+    "guard",
+    "protect",
+    "restrict",
+    "enforce",
+    "must",
+];
+
+/// Whether a line reads as a check: a condition, a comparison or negation, an error raised,
+/// an assertion or validation, or a call named for a guard ([`GUARD_WORDS`]).
+fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token]) -> bool {
+    let checks = [
+        Kind::Condition,
+        Kind::Comparison,
+        Kind::Negation,
+        Kind::Logic,
+        Kind::NullCheck,
+        Kind::Raise,
+        Kind::Assert,
+        Kind::Validate,
+    ];
+    checks.iter().any(|k| line_kinds & k.bit() != 0)
+        || toks
+            .iter()
+            .any(|t| t.kind == TokenKind::Word && GUARD_WORDS.contains(&t.text.as_str()))
 }
 
 /// The line in backticks, short enough to read.
@@ -455,5 +572,46 @@ mod tests {
         );
         let l = line("assert.Equal(t, want, got)", true);
         assert!(describe(7, &l, None).starts_with("a test assertion was removed"));
+    }
+
+    #[test]
+    fn a_plain_line_names_what_it_calls() {
+        assert_eq!(
+            callee("db.audit().record(caller.id, \"x(y)\", id)?;"),
+            Some("record")
+        );
+        assert_eq!(callee("x = load(path(p))"), Some("load"));
+        assert_eq!(callee("if (a) {"), None);
+        assert_eq!(callee("} else if(ready(x)) {"), None);
+        assert_eq!(callee("let x = 1;"), None);
+        let l = line("db.audit().record(caller.id, \"delete_user\", id)?;", true);
+        assert!(describe(0, &l, None).starts_with("a call to `record` was removed: "));
+    }
+
+    #[test]
+    fn only_a_check_is_called_a_check() {
+        for check in [
+            "require_admin(caller)?;",
+            "if !caller.is_authenticated() {",
+            "@login_required",
+            "if user.role != Role::Admin {",
+        ] {
+            let l = line(check, true);
+            assert!(
+                describe(1, &l, None)
+                    .starts_with("an authentication or permission check was removed"),
+                "{check}: {}",
+                describe(1, &l, None)
+            );
+        }
+        let l = line(
+            "db.audit().record(caller.id, \"delete_user\", user_id)?;",
+            true,
+        );
+        assert_eq!(
+            describe(1, &l, None),
+            "a line using `user` (identity or permissions) was removed: \
+             `db.audit().record(caller.id, \"delete_user\", user_id)?;`"
+        );
     }
 }

@@ -823,7 +823,8 @@ static WORD_KINDS: std::sync::LazyLock<std::collections::HashMap<&'static str, K
         map
     });
 
-fn word_kind(w: &str) -> Kinds {
+/// The kinds one lower-case word stands for (0 for most words).
+pub fn word_kind(w: &str) -> Kinds {
     WORD_KINDS.get(w).copied().unwrap_or(0)
 }
 
