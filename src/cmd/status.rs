@@ -97,33 +97,64 @@ fn with_repository(mut entry: Decision) -> Decision {
 
 /// What an outcome means, in plain words.
 pub fn explain(outcome: &str, class: Option<&str>) -> String {
-    match outcome {
-        "continued" => "asked the agent once to look again at the axes above".into(),
-        "reported" => "showed you a one-line summary (mode `report`); the agent was not asked".into(),
-        "mode off" => "mode `off`: nothing shown".into(),
-        "below threshold" => "no axis reached its threshold, so nothing was shown".into(),
-        "nothing to score" => "no selected file changed in the turn (no change, or every changed path was excluded)".into(),
-        "diff over maxDiffBytes; skipped" => "the turn's diff was over `maxDiffBytes` and `oversize` is `skip` (or no whole file fit)".into(),
-        "same diff already scored" => "this exact diff was already scored for this prompt; one request per diff".into(),
-        "already looked at" => "every axis that reached its threshold was one the agent was already asked about for these same lines, and left them as they were; it is not raised again (see what is remembered below; `jev-preflight forget` raises it again)".into(),
-        "remote budget reached; skipped" => "a remote scorer's limit was reached and `overBudget` is `skip`, so the turn was not scored (see the remote budget below)".into(),
-        "no baseline" => "no baseline for this prompt: mode `off`, not a repository when the prompt was sent, a failure at the prompt, or hooks installed mid-session".into(),
-        "repository is gone" => "the repository was removed during the turn".into(),
-        "background work pending; baseline kept" => "background tasks or crons were pending: the session paused, it was not done; the baseline is kept for the real end".into(),
-        "stop_hook_active; prompt finished" | "continuation already issued; prompt finished" => "the agent was already asked once for this prompt; never twice".into(),
-        "prompt already finished" => "a duplicate Stop for a prompt already finished".into(),
-        "no baseline, or another Stop is evaluating this prompt" => "another Stop of the same prompt was running, or there was no baseline".into(),
-        "failed" => {
-            let name = class.unwrap_or("unknown");
-            match class.and_then(Class::from_name) {
-                Some(class) => {
-                    format!("failed open ({name}): the agent was let finish; {}", class.hint())
-                }
-                None => format!("failed open ({name}): the agent was let finish"),
-            }
-        }
-        other => other.to_owned(),
+    if outcome != "failed" {
+        return meaning(outcome).unwrap_or(outcome).to_owned();
     }
+    let name = class.unwrap_or("unknown");
+    match class.and_then(Class::from_name) {
+        Some(class) => format!(
+            "failed open ({name}): the agent was let finish; {}",
+            class.hint()
+        ),
+        None => format!("failed open ({name}): the agent was let finish"),
+    }
+}
+
+/// What an outcome other than `failed` means; `None` for one this version does not know.
+fn meaning(outcome: &str) -> Option<&'static str> {
+    Some(match outcome {
+        "continued" => "asked the agent once to look again at the axes above",
+        "reported" => "showed you a one-line summary (mode `report`); the agent was not asked",
+        "mode off" => "mode `off`: nothing shown",
+        "below threshold" => "no axis reached its threshold, so nothing was shown",
+        "nothing to score" => {
+            "no selected file changed in the turn (no change, or every changed path was \
+             excluded)"
+        }
+        "diff over maxDiffBytes; skipped" => {
+            "the turn's diff was over `maxDiffBytes` and `oversize` is `skip` (or no whole file \
+             fit)"
+        }
+        "same diff already scored" => {
+            "this exact diff was already scored for this prompt; one request per diff"
+        }
+        "already looked at" => {
+            "every axis that reached its threshold was one the agent was already asked about for \
+             these same lines, and left them as they were; it is not raised again (see what is \
+             remembered below; `jev-preflight forget` raises it again)"
+        }
+        "remote budget reached; skipped" => {
+            "a remote scorer's limit was reached and `overBudget` is `skip`, so the turn was not \
+             scored (see the remote budget below)"
+        }
+        "no baseline" => {
+            "no baseline for this prompt: mode `off`, not a repository when the prompt was sent, \
+             a failure at the prompt, or hooks installed mid-session"
+        }
+        "repository is gone" => "the repository was removed during the turn",
+        "background work pending; baseline kept" => {
+            "background tasks or crons were pending: the session paused, it was not done; the \
+             baseline is kept for the real end"
+        }
+        "stop_hook_active; prompt finished" | "continuation already issued; prompt finished" => {
+            "the agent was already asked once for this prompt; never twice"
+        }
+        "prompt already finished" => "a duplicate Stop for a prompt already finished",
+        "no baseline, or another Stop is evaluating this prompt" => {
+            "another Stop of the same prompt was running, or there was no baseline"
+        }
+        _ => return None,
+    })
 }
 
 /// `YYYY-MM-DD HH:MM:SS` UTC for seconds since the epoch.
@@ -353,20 +384,24 @@ pub fn remembered(env: &HostEnv, data: &Path, repo: Option<&Repo>, now: SystemTi
         Err(e) => {
             let _ = writeln!(
                 t,
-                "\nremembered: the memory cannot be read ({e}); nothing is kept from being raised\nhint: `jev-preflight forget` clears it"
+                "\nremembered: the memory cannot be read ({e}); nothing is kept from being \
+                 raised\nhint: `jev-preflight forget` clears it"
             );
         }
         Ok(findings) if findings.is_empty() => {
             let _ = writeln!(
                 t,
-                "\nremembered: nothing yet; an axis the agent is asked about and leaves as it was is not raised again for the same lines for {days} day(s)"
+                "\nremembered: nothing yet; an axis the agent is asked about and leaves as it was \
+                 is not raised again for the same lines for {days} day(s)"
             );
         }
         Ok(mut findings) => {
             findings.sort_by_key(|f| std::cmp::Reverse(f.asked));
             let _ = writeln!(
                 t,
-                "\nremembered: {} finding(s) the agent was asked about and left as they were; an axis is not raised again for the same lines in the session that asked, nor for {days} day(s) here (`jev-preflight forget` clears them)",
+                "\nremembered: {} finding(s) the agent was asked about and left as they were; an \
+                 axis is not raised again for the same lines in the session that asked, nor for \
+                 {days} day(s) here (`jev-preflight forget` clears them)",
                 findings.len()
             );
             for f in findings.iter().take(MEMORY_SHOWN) {
@@ -425,7 +460,8 @@ remote budget: the ledger cannot be read
     let Ok(user) = crate::config::user_settings(env) else {
         let _ = writeln!(
             t,
-            "\nremote budget: today {} request(s), {} token(s) reported; the limits are unknown (the user config is invalid; see `jev-preflight doctor`)",
+            "\nremote budget: today {} request(s), {} token(s) reported; the limits are unknown \
+             (the user config is invalid; see `jev-preflight doctor`)",
             spent.day_requests, spent.day_tokens
         );
         return t;
@@ -441,7 +477,8 @@ remote budget: the ledger cannot be read
     };
     let _ = writeln!(
         t,
-        "\nremote budget (jev, openai, command; yours, across repositories): today (UTC) {} of {} request(s), {tokens}",
+        "\nremote budget (jev, openai, command; yours, across repositories): today (UTC) {} of {} \
+         request(s), {tokens}",
         spent.day_requests, b.per_day
     );
     if !session.is_empty() {

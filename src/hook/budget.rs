@@ -113,7 +113,8 @@ pub fn score(
     if session.notice_once("budget").unwrap_or(true) {
         let then = match user.budget.over {
             OverBudget::Local => {
-                "this session's turns are checked by the built-in scorer from now on (nothing is sent)"
+                "this session's turns are checked by the built-in scorer from now on (nothing is \
+                 sent)"
             }
             OverBudget::Skip => "this session's turns are not checked from now on",
         };

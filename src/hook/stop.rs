@@ -31,7 +31,9 @@ pub const ALREADY_LOOKED_AT: &str = "already looked at";
 pub const BUDGET_SKIPPED: &str = "remote budget reached; skipped";
 
 /// Told to the user when the agent (or anyone) edited the repo config during the turn.
-pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; this turn was checked with the config read when the prompt was sent, and the new config applies from your next prompt";
+pub const CONFIG_CHANGED: &str = "jev-preflight: `.jev-preflight.json` changed during this turn; \
+                                  this turn was checked with the config read when the prompt was \
+                                  sent, and the new config applies from your next prompt";
 
 pub fn stop(ctx: &Context<'_>, event: &Event) -> Result<Reply, Failure> {
     let mut clock = StageClock::start();

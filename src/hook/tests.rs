@@ -238,7 +238,9 @@ impl World {
     }
 
     fn event(&self, name: &str, extra: Value) -> Vec<u8> {
-        let mut e = json!({"hook_event_name": name, "session_id": "s1", "prompt_id": "p1", "cwd": self.repo});
+        let mut e = json!({
+            "hook_event_name": name, "session_id": "s1", "prompt_id": "p1", "cwd": self.repo
+        });
         for (k, v) in extra.as_object().unwrap() {
             if v.is_null() {
                 e.as_object_mut().unwrap().remove(k);
@@ -674,10 +676,13 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     let prompt = prop_oneof![3 => (0u8..3).prop_map(Some), 1 => Just(None)];
     prop_oneof![
-        3 => (0u8..2, prompt.clone()).prop_map(|(session, prompt)| Step::Submit { session, prompt }),
+        3 => (0u8..2, prompt.clone())
+            .prop_map(|(session, prompt)| Step::Submit { session, prompt }),
         2 => (any::<bool>(), 0u8..4).prop_map(|(risky, n)| Step::Edit { risky, n }),
         5 => (0u8..2, prompt, prop::bool::weighted(0.3), prop::bool::weighted(0.1))
-            .prop_map(|(session, prompt, active, background)| Step::Stop { session, prompt, active, background }),
+            .prop_map(|(session, prompt, active, background)| {
+                Step::Stop { session, prompt, active, background }
+            }),
         1 => prop_oneof![
             Just(Checkpoint::BaselineTaken),
             Just(Checkpoint::HashSaved),
@@ -696,7 +701,11 @@ fn cases() -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     /// Random sequences of UserPromptSubmit / Stop with duplicates, missing ids, interleaved
     /// sessions and prompts, random `stop_hook_active`, and crashes injected between steps:
@@ -708,7 +717,9 @@ proptest! {
         let mut unnamed_seq: HashMap<u8, u32> = HashMap::new();
         for s in steps {
             match s {
-                Step::Edit { risky, n } => w.work(&format!("{} {n}", if risky { "risky" } else { "calm" })),
+                Step::Edit { risky, n } => {
+                    w.work(&format!("{} {n}", if risky { "risky" } else { "calm" }))
+                }
                 Step::Crash(at) => w.fake.crash_at.set(Some(at)),
                 Step::Submit { session, prompt } => {
                     let out = w.run("UserPromptSubmit", json!({
@@ -726,7 +737,8 @@ proptest! {
                         "session_id": format!("s{session}"),
                         "prompt_id": prompt.map(|p| format!("p{p}")),
                         "stop_hook_active": active,
-                        "background_tasks": if background { json!([{"status": "running"}]) } else { json!([]) },
+                        "background_tasks":
+                            if background { json!([{"status": "running"}]) } else { json!([]) },
                     }));
                     w.fake.crash_at.set(None);
                     if let Some(text) = &out.stdout {
@@ -738,7 +750,10 @@ proptest! {
                         prop_assert!(!active && !background);
                         let key = match prompt {
                             Some(p) => format!("s{session}/p{p}"),
-                            None => format!("s{session}/#{}", unnamed_seq.get(&session).copied().unwrap_or(0)),
+                            None => {
+                                let seq = unnamed_seq.get(&session).copied().unwrap_or(0);
+                                format!("s{session}/#{seq}")
+                            }
                         };
                         let n = continued.entry(key.clone()).or_default();
                         *n += 1;

@@ -36,25 +36,52 @@ fn recorded() -> Vec<Recorded> {
         Recorded {
             host: Host::ClaudeCode,
             hint: None,
-            prompt: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt_id": "p1", "prompt": "fix it"}),
-            stop: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "prompt_id": "p1", "stop_hook_active": false}),
-            continued: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "prompt_id": "p1", "stop_hook_active": true}),
+            prompt: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit",
+                "prompt_id": "p1", "prompt": "fix it"
+            }),
+            stop: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "prompt_id": "p1",
+                "stop_hook_active": false
+            }),
+            continued: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "prompt_id": "p1",
+                "stop_hook_active": true
+            }),
         },
         // Codex CLI 0.171.0 (recorded by scripts/e2e-codex): `turn_id` on every turn event.
         Recorded {
             host: Host::Codex,
             hint: None,
-            prompt: json!({"session_id": "s", "turn_id": "t", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt": "x"}),
-            stop: json!({"session_id": "s", "turn_id": "t", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": false}),
-            continued: json!({"session_id": "s", "turn_id": "t", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": true}),
+            prompt: json!({
+                "session_id": "s", "turn_id": "t", "cwd": "/p",
+                "hook_event_name": "UserPromptSubmit", "prompt": "x"
+            }),
+            stop: json!({
+                "session_id": "s", "turn_id": "t", "cwd": "/p", "hook_event_name": "Stop",
+                "stop_hook_active": false
+            }),
+            continued: json!({
+                "session_id": "s", "turn_id": "t", "cwd": "/p", "hook_event_name": "Stop",
+                "stop_hook_active": true
+            }),
         },
         // Gemini CLI 0.61.0 (recorded by scripts/e2e-gemini).
         Recorded {
             host: Host::Gemini,
             hint: None,
-            prompt: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-03T06:00:00.000Z", "prompt": "x"}),
-            stop: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "AfterAgent", "timestamp": "2026-12-03T06:00:01.000Z", "stop_hook_active": false}),
-            continued: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "AfterAgent", "timestamp": "t", "stop_hook_active": true}),
+            prompt: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "BeforeAgent",
+                "timestamp": "2026-12-03T06:00:00.000Z", "prompt": "x"
+            }),
+            stop: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "AfterAgent",
+                "timestamp": "2026-12-03T06:00:01.000Z", "stop_hook_active": false
+            }),
+            continued: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "AfterAgent", "timestamp": "t",
+                "stop_hook_active": true
+            }),
         },
         // Copilot CLI: docs.github.com copilot/reference/hooks-configuration (input JSON of
         // "User prompt submitted": timestamp in ms, cwd, prompt); `sessionId` since 1.0.11
@@ -63,9 +90,18 @@ fn recorded() -> Vec<Recorded> {
         Recorded {
             host: Host::Copilot,
             hint: Some(Host::Copilot),
-            prompt: json!({"sessionId": "s", "timestamp": 1704614500000u64, "cwd": "C:\\scratch\\proj", "prompt": "Fix the authentication bug"}),
-            stop: json!({"sessionId": "s", "timestamp": 1704614600000u64, "cwd": "C:\\scratch\\proj", "stopReason": "end_turn", "stop_hook_active": false}),
-            continued: json!({"sessionId": "s", "timestamp": 1704614700000u64, "cwd": "C:\\scratch\\proj", "stopReason": "end_turn", "stop_hook_active": true}),
+            prompt: json!({
+                "sessionId": "s", "timestamp": 1704614500000u64, "cwd": "C:\\scratch\\proj",
+                "prompt": "Fix the authentication bug"
+            }),
+            stop: json!({
+                "sessionId": "s", "timestamp": 1704614600000u64, "cwd": "C:\\scratch\\proj",
+                "stopReason": "end_turn", "stop_hook_active": false
+            }),
+            continued: json!({
+                "sessionId": "s", "timestamp": 1704614700000u64, "cwd": "C:\\scratch\\proj",
+                "stopReason": "end_turn", "stop_hook_active": true
+            }),
         },
         // Cursor: cursor.com/docs/agent/hooks as quoted by cupcake.eqtylab.io's Cursor
         // reference (common fields) and hookshot's reference-cursor.md (stop: status,
@@ -73,9 +109,19 @@ fn recorded() -> Vec<Recorded> {
         Recorded {
             host: Host::Cursor,
             hint: Some(Host::Cursor),
-            prompt: json!({"hook_event_name": "beforeSubmitPrompt", "conversation_id": "c", "generation_id": "g1", "workspace_roots": ["/p"], "cursor_version": "2.0.77", "prompt": "x", "attachments": []}),
-            stop: json!({"hook_event_name": "stop", "conversation_id": "c", "generation_id": "g1", "workspace_roots": ["/p"], "status": "completed", "loop_count": 0}),
-            continued: json!({"hook_event_name": "stop", "conversation_id": "c", "generation_id": "g2", "workspace_roots": ["/p"], "status": "completed", "loop_count": 1}),
+            prompt: json!({
+                "hook_event_name": "beforeSubmitPrompt", "conversation_id": "c",
+                "generation_id": "g1", "workspace_roots": ["/p"], "cursor_version": "2.0.77",
+                "prompt": "x", "attachments": []
+            }),
+            stop: json!({
+                "hook_event_name": "stop", "conversation_id": "c", "generation_id": "g1",
+                "workspace_roots": ["/p"], "status": "completed", "loop_count": 0
+            }),
+            continued: json!({
+                "hook_event_name": "stop", "conversation_id": "c", "generation_id": "g2",
+                "workspace_roots": ["/p"], "status": "completed", "loop_count": 1
+            }),
         },
         // Qwen Code 0.24.4: `createBaseInput` in its bundle (session_id, transcript_path,
         // cwd, hook_event_name, ISO timestamp, permission_mode, prompt_id) and
@@ -83,9 +129,21 @@ fn recorded() -> Vec<Recorded> {
         Recorded {
             host: Host::Qwen,
             hint: None,
-            prompt: json!({"session_id": "s", "transcript_path": "/t", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "timestamp": "2026-12-04T10:00:00.000Z", "permission_mode": "auto_edit", "prompt_id": "s########1", "prompt": "x"}),
-            stop: json!({"session_id": "s", "transcript_path": "/t", "cwd": "/p", "hook_event_name": "Stop", "timestamp": "2026-12-04T10:00:01.000Z", "permission_mode": "auto_edit", "prompt_id": "s########1", "stop_hook_active": false, "last_assistant_message": "done"}),
-            continued: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "timestamp": "t", "prompt_id": "s########1", "stop_hook_active": true}),
+            prompt: json!({
+                "session_id": "s", "transcript_path": "/t", "cwd": "/p",
+                "hook_event_name": "UserPromptSubmit", "timestamp": "2026-12-04T10:00:00.000Z",
+                "permission_mode": "auto_edit", "prompt_id": "s########1", "prompt": "x"
+            }),
+            stop: json!({
+                "session_id": "s", "transcript_path": "/t", "cwd": "/p", "hook_event_name": "Stop",
+                "timestamp": "2026-12-04T10:00:01.000Z", "permission_mode": "auto_edit",
+                "prompt_id": "s########1", "stop_hook_active": false,
+                "last_assistant_message": "done"
+            }),
+            continued: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "timestamp": "t",
+                "prompt_id": "s########1", "stop_hook_active": true
+            }),
         },
         // Factory Droid: docs.factory.ai/reference/hooks-reference (Claude Code's fields:
         // session_id, transcript_path, cwd, permission_mode, hook_event_name; Stop:
@@ -93,17 +151,33 @@ fn recorded() -> Vec<Recorded> {
         Recorded {
             host: Host::Droid,
             hint: Some(Host::Droid),
-            prompt: json!({"session_id": "s", "transcript_path": "/t", "cwd": "/p", "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": "x"}),
-            stop: json!({"session_id": "s", "transcript_path": "/t", "cwd": "/p", "permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": false}),
-            continued: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": true}),
+            prompt: json!({
+                "session_id": "s", "transcript_path": "/t", "cwd": "/p",
+                "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": "x"
+            }),
+            stop: json!({
+                "session_id": "s", "transcript_path": "/t", "cwd": "/p",
+                "permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": false
+            }),
+            continued: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": true
+            }),
         },
         // Devin CLI: docs.devin.ai/cli/extensibility/hooks (Claude Code compatible format).
         Recorded {
             host: Host::Devin,
             hint: Some(Host::Devin),
-            prompt: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt": "x"}),
-            stop: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": false}),
-            continued: json!({"session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": true}),
+            prompt: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit",
+                "prompt": "x"
+            }),
+            stop: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "Stop",
+                "stop_hook_active": false
+            }),
+            continued: json!({
+                "session_id": "s", "cwd": "/p", "hook_event_name": "Stop", "stop_hook_active": true
+            }),
         },
         // VS Code: code.visualstudio.com docs/agent-customization/hooks.md (common input:
         // ISO timestamp, cwd, sessionId, hookEventName, transcript_path; Stop:
@@ -111,17 +185,35 @@ fn recorded() -> Vec<Recorded> {
         Recorded {
             host: Host::VsCode,
             hint: Some(Host::VsCode),
-            prompt: json!({"timestamp": "2026-02-09T10:30:00.000Z", "cwd": "/p", "sessionId": "s", "hookEventName": "UserPromptSubmit", "transcript_path": "/t", "prompt": "x"}),
-            stop: json!({"timestamp": "2026-02-09T10:30:05.000Z", "cwd": "/p", "sessionId": "s", "hookEventName": "Stop", "transcript_path": "/t", "stop_hook_active": false}),
-            continued: json!({"timestamp": "t", "cwd": "/p", "sessionId": "s", "hookEventName": "Stop", "stop_hook_active": true}),
+            prompt: json!({
+                "timestamp": "2026-02-09T10:30:00.000Z", "cwd": "/p", "sessionId": "s",
+                "hookEventName": "UserPromptSubmit", "transcript_path": "/t", "prompt": "x"
+            }),
+            stop: json!({
+                "timestamp": "2026-02-09T10:30:05.000Z", "cwd": "/p", "sessionId": "s",
+                "hookEventName": "Stop", "transcript_path": "/t", "stop_hook_active": false
+            }),
+            continued: json!({
+                "timestamp": "t", "cwd": "/p", "sessionId": "s", "hookEventName": "Stop",
+                "stop_hook_active": true
+            }),
         },
         // Our OpenCode plugin (src/cmd/install/plugin.rs) writes these.
         Recorded {
             host: Host::OpenCode,
             hint: Some(Host::OpenCode),
-            prompt: json!({"hook_event_name": "UserPromptSubmit", "session_id": "ses_1", "cwd": "/p", "prompt": "x"}),
-            stop: json!({"hook_event_name": "Stop", "session_id": "ses_1", "cwd": "/p", "stop_hook_active": false}),
-            continued: json!({"hook_event_name": "Stop", "session_id": "ses_1", "cwd": "/p", "stop_hook_active": true}),
+            prompt: json!({
+                "hook_event_name": "UserPromptSubmit", "session_id": "ses_1", "cwd": "/p",
+                "prompt": "x"
+            }),
+            stop: json!({
+                "hook_event_name": "Stop", "session_id": "ses_1", "cwd": "/p",
+                "stop_hook_active": false
+            }),
+            continued: json!({
+                "hook_event_name": "Stop", "session_id": "ses_1", "cwd": "/p",
+                "stop_hook_active": true
+            }),
         },
     ]
 }
