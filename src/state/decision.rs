@@ -78,7 +78,7 @@ pub struct Decision {
     /// none, absent when nothing was scored, as the log has always had it.
     #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub model: Option<Option<String>>,
-    /// Milliseconds per stage of the Stop ([`crate::hook::stop::STAGES`]).
+    /// Milliseconds per stage of the Stop, by stage name (`prepare`, `changes`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ms: Option<BTreeMap<String, f64>>,
     /// Files the payload left out (a partial payload).
