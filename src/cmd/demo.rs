@@ -17,7 +17,11 @@ use crate::state::fs::{FsError, PrivateTempDir};
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
-    #[error("could not prepare the demo directory {}: {source}\nhint: check that the temp dir is writable", .path.display())]
+    #[error(
+        "could not prepare the demo directory {}: {source}\nhint: check that the temp dir is \
+         writable",
+        .path.display()
+    )]
     Io {
         path: PathBuf,
         source: std::io::Error,
@@ -86,112 +90,71 @@ fn git(git: &Git, repo: &Path, args: &[&str]) -> Result<(), GitError> {
 /// Runs the demo, writing what happens to `out`.
 pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
     let temp = PrivateTempDir::new("jev-preflight-demo")?;
-    let base = temp.path();
-    let repo = base.join("repo");
-    let data = base.join("data");
-    std::fs::create_dir(&repo).map_err(io(&repo))?;
-    let g = Git::default();
-    git(&g, &repo, &["init", "-q"])?;
-    let src = repo.join("src");
-    std::fs::create_dir(&src).map_err(io(&src))?;
-    std::fs::write(src.join("api.rs"), API_BEFORE).map_err(io(&src))?;
-    git(&g, &repo, &["add", "-A"])?;
-    git(&g, &repo, &["commit", "-q", "-m", "users api"])?;
-
+    let repo = temp.path().join("repo");
+    let src = users_api(&repo)?;
     let env = HostEnv::from_pairs([
-        (ev::CLAUDE_PLUGIN_DATA, data.to_string_lossy().into_owned()),
+        (
+            ev::CLAUDE_PLUGIN_DATA,
+            temp.path().join("data").to_string_lossy().into_owned(),
+        ),
         (ev::SCORER, "local".to_owned()),
     ]);
-    let ctx = Context::new(&env, &effects::Real);
-    let cwd = repo.to_string_lossy().into_owned();
-    let event = |name: &str, extra: Value| {
-        let mut e = json!({
-            "session_id": "demo-session",
-            "prompt_id": "demo-prompt-1",
-            "cwd": cwd,
-            "hook_event_name": name,
-        });
-        if let (Value::Object(e), Value::Object(extra)) = (&mut e, extra) {
-            e.extend(extra);
-        }
-        e.to_string().into_bytes()
-    };
-    let w = |out: &mut dyn Write, text: String| -> Result<(), DemoError> {
-        writeln!(out, "{text}").map_err(io(Path::new("stdout")))
+    let session = Session {
+        ctx: Context::new(&env, &effects::Real),
+        cwd: repo.to_string_lossy().into_owned(),
     };
 
-    w(
+    say(
         out,
         format!(
             "jev-preflight demo — a throwaway repository at {}\n",
             repo.display()
         ),
     )?;
-    w(out, "1. UserPromptSubmit: the user asks to \"let support staff delete users\"; the hook takes a private baseline of the working tree.".into())?;
-    let first = hook::handle(
-        &ctx,
-        &event(
-            "UserPromptSubmit",
-            json!({"prompt": "let support staff delete users"}),
-        ),
-        hook::Argv::default(),
-    );
-    if first.class.is_some() {
-        return Err(DemoError::Hook(first.stderr.join("; ")));
-    }
-    w(out, format!("   → {}\n", first.outcome))?;
+    say(
+        out,
+        "1. UserPromptSubmit: the user asks to \"let support staff delete users\"; the hook \
+         takes a private baseline of the working tree.",
+    )?;
+    let first = session.send(
+        "UserPromptSubmit",
+        json!({"prompt": "let support staff delete users"}),
+    )?;
+    say(out, format!("   → {}\n", first.outcome))?;
 
-    w(out, "2. The agent edits src/api.rs: it comments out the admin check, drops the authentication test and the audit record.".into())?;
+    say(
+        out,
+        "2. The agent edits src/api.rs: it comments out the admin check, drops the \
+         authentication test and the audit record.",
+    )?;
     std::fs::write(src.join("api.rs"), API_AFTER).map_err(io(&src))?;
-    w(out, String::new())?;
+    say(out, "")?;
 
-    w(out, "3. Stop: snapshot, diff, select, redact, payload, score with the built-in local scorer, answer.".into())?;
+    say(
+        out,
+        "3. Stop: snapshot, diff, select, redact, payload, score with the built-in local \
+         scorer, answer.",
+    )?;
     let started = Instant::now();
-    let stop = hook::handle(
-        &ctx,
-        &event(
-            "Stop",
-            json!({"stop_hook_active": false, "background_tasks": [], "session_crons": []}),
-        ),
-        hook::Argv::default(),
-    );
+    let stop = session.send(
+        "Stop",
+        json!({"stop_hook_active": false, "background_tasks": [], "session_crons": []}),
+    )?;
     let took = started.elapsed();
-    if stop.class.is_some() {
-        return Err(DemoError::Hook(stop.stderr.join("; ")));
-    }
-    w(
+    say(
         out,
         format!("   → {} in {} ms", stop.outcome, took.as_millis()),
     )?;
-    match &stop.stdout {
-        Some(json) => {
-            w(out, "   The hook prints this JSON on stdout:".into())?;
-            w(out, format!("   {json}\n"))?;
-            let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
-            let text = v["hookSpecificOutput"]["additionalContext"]
-                .as_str()
-                .or(v["reason"].as_str())
-                .or(v["systemMessage"].as_str())
-                .unwrap_or("");
-            w(out, "   What the agent reads:".into())?;
-            for line in text.lines() {
-                w(out, format!("   │ {line}"))?;
-            }
-        }
-        None => w(
-            out,
-            "   The hook printed nothing: no axis reached its threshold.".into(),
-        )?,
-    }
-    w(out, String::new())?;
+    show_answer(out, stop.stdout.as_deref())?;
+    say(out, "")?;
 
-    w(out, "4. The agent looks again and stops; Claude Code sets stop_hook_active. The hook must do nothing.".into())?;
-    let again = hook::handle(
-        &ctx,
-        &event("Stop", json!({"stop_hook_active": true})),
-        hook::Argv::default(),
-    );
-    w(
+    say(
+        out,
+        "4. The agent looks again and stops; Claude Code sets stop_hook_active. The hook must \
+         do nothing.",
+    )?;
+    let again = session.handle("Stop", json!({"stop_hook_active": true}));
+    say(
         out,
         format!(
             "   → {}; stdout: {}",
@@ -199,12 +162,8 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
             again.stdout.as_deref().unwrap_or("(nothing)")
         ),
     )?;
-    let end = hook::handle(
-        &ctx,
-        &event("SessionEnd", json!({"reason": "other"})),
-        hook::Argv::default(),
-    );
-    w(
+    let end = session.handle("SessionEnd", json!({"reason": "other"}));
+    say(
         out,
         format!(
             "\n5. SessionEnd → {}. The demo directory is removed.",
@@ -217,4 +176,81 @@ pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
         ));
     }
     Ok(())
+}
+
+/// A repository at `repo` whose one commit holds the users API (`src/api.rs`) as it is
+/// before the turn; returns its `src` directory.
+fn users_api(repo: &Path) -> Result<PathBuf, DemoError> {
+    std::fs::create_dir(repo).map_err(io(repo))?;
+    let g = Git::default();
+    git(&g, repo, &["init", "-q"])?;
+    let src = repo.join("src");
+    std::fs::create_dir(&src).map_err(io(&src))?;
+    std::fs::write(src.join("api.rs"), API_BEFORE).map_err(io(&src))?;
+    git(&g, repo, &["add", "-A"])?;
+    git(&g, repo, &["commit", "-q", "-m", "users api"])?;
+    Ok(src)
+}
+
+/// The demo's one session and prompt in the throwaway repository, sent through the real hook.
+struct Session<'a> {
+    ctx: Context<'a>,
+    cwd: String,
+}
+
+impl Session<'_> {
+    /// Runs the hook on event `name` of the demo prompt, with `extra` fields.
+    fn handle(&self, name: &str, extra: Value) -> hook::Output {
+        let mut event = json!({
+            "session_id": "demo-session",
+            "prompt_id": "demo-prompt-1",
+            "cwd": self.cwd,
+            "hook_event_name": name,
+        });
+        if let (Value::Object(event), Value::Object(extra)) = (&mut event, extra) {
+            event.extend(extra);
+        }
+        hook::handle(
+            &self.ctx,
+            &event.to_string().into_bytes(),
+            hook::Argv::default(),
+        )
+    }
+
+    /// [`Session::handle`], for a step the demo cannot go on without: a failure ends it.
+    fn send(&self, name: &str, extra: Value) -> Result<hook::Output, DemoError> {
+        let output = self.handle(name, extra);
+        match output.class {
+            Some(_) => Err(DemoError::Hook(output.stderr.join("; "))),
+            None => Ok(output),
+        }
+    }
+}
+
+/// What the Stop printed, and the text the agent reads in it.
+fn show_answer(out: &mut dyn Write, stdout: Option<&str>) -> Result<(), DemoError> {
+    let Some(json) = stdout else {
+        return say(
+            out,
+            "   The hook printed nothing: no axis reached its threshold.",
+        );
+    };
+    say(out, "   The hook prints this JSON on stdout:")?;
+    say(out, format!("   {json}\n"))?;
+    let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .or(v["reason"].as_str())
+        .or(v["systemMessage"].as_str())
+        .unwrap_or("");
+    say(out, "   What the agent reads:")?;
+    for line in text.lines() {
+        say(out, format!("   │ {line}"))?;
+    }
+    Ok(())
+}
+
+/// One line of the demo on `out`.
+fn say(out: &mut dyn Write, text: impl std::fmt::Display) -> Result<(), DemoError> {
+    writeln!(out, "{text}").map_err(io(Path::new("stdout")))
 }

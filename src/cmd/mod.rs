@@ -342,7 +342,8 @@ fn status(env: &HostEnv, args: StatusArgs) -> Result<(), RunError> {
     };
     let entries = crate::cmd::status::decisions(&data, top.as_deref(), args.limit)?;
     if args.json {
-        return print(&format!("{:#}\n", serde_json::Value::Array(entries)));
+        let json = serde_json::to_string_pretty(&entries).unwrap_or_default();
+        return print(&format!("{json}\n"));
     }
     let mut text = crate::cmd::status::render(&entries, &scope, env.now);
     text.push_str(&crate::cmd::status::remembered(

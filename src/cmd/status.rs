@@ -7,11 +7,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
+use std::collections::BTreeMap;
 
 use crate::config::HostEnv;
 use crate::git::Repo;
 use crate::hook::failure::Class;
+use crate::state::decision::{Decision, Redactions};
 use crate::state::memory::Memory;
 use crate::state::{MARKER, Store};
 
@@ -44,7 +45,7 @@ pub fn decisions(
     data_dir: &Path,
     repo_top: Option<&Path>,
     limit: usize,
-) -> Result<Vec<Value>, StatusError> {
+) -> Result<Vec<Decision>, StatusError> {
     // Never create the store just to find it empty; an existing one must be ours.
     if std::fs::symlink_metadata(data_dir.join(MARKER)).is_err() {
         return Ok(Vec::new());
@@ -62,11 +63,11 @@ pub fn decisions(
             None => true,
             // The entry's repository; for a layout without a `.git` in the working tree
             // (`core.worktree`), any directory under this top.
-            Some(top) => match d.get("repo").and_then(Value::as_str) {
+            Some(top) => match &d.repo {
                 Some(repo) => Path::new(repo) == top,
                 None => d
-                    .get("cwd")
-                    .and_then(Value::as_str)
+                    .cwd
+                    .as_ref()
                     .and_then(|cwd| std::fs::canonicalize(cwd).ok())
                     .is_some_and(|cwd| cwd.starts_with(top)),
             },
@@ -78,51 +79,82 @@ pub fn decisions(
 /// The repository an entry's `cwd` belongs to, added as `repo`: the nearest directory at or
 /// above it that holds a `.git` (a linked worktree's is a file), after resolving symlinks.
 /// Nothing is added when the directory is gone or in no repository.
-fn with_repository(mut entry: Value) -> Value {
+fn with_repository(mut entry: Decision) -> Decision {
     let repo = entry
-        .get("cwd")
-        .and_then(Value::as_str)
+        .cwd
+        .as_ref()
         .and_then(|cwd| std::fs::canonicalize(cwd).ok())
         .and_then(|cwd| {
             cwd.ancestors()
                 .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
                 .map(Path::to_path_buf)
         });
-    if let (Some(repo), Value::Object(map)) = (repo, &mut entry) {
-        map.insert("repo".into(), Value::String(repo.display().to_string()));
+    if let Some(repo) = repo {
+        entry.repo = Some(repo.display().to_string());
     }
     entry
 }
 
 /// What an outcome means, in plain words.
 pub fn explain(outcome: &str, class: Option<&str>) -> String {
-    match outcome {
-        "continued" => "asked the agent once to look again at the axes above".into(),
-        "reported" => "showed you a one-line summary (mode `report`); the agent was not asked".into(),
-        "mode off" => "mode `off`: nothing shown".into(),
-        "below threshold" => "no axis reached its threshold, so nothing was shown".into(),
-        "nothing to score" => "no selected file changed in the turn (no change, or every changed path was excluded)".into(),
-        "diff over maxDiffBytes; skipped" => "the turn's diff was over `maxDiffBytes` and `oversize` is `skip` (or no whole file fit)".into(),
-        "same diff already scored" => "this exact diff was already scored for this prompt; one request per diff".into(),
-        "already looked at" => "every axis that reached its threshold was one the agent was already asked about for these same lines, and left them as they were; it is not raised again (see what is remembered below; `jev-preflight forget` raises it again)".into(),
-        "remote budget reached; skipped" => "a remote scorer's limit was reached and `overBudget` is `skip`, so the turn was not scored (see the remote budget below)".into(),
-        "no baseline" => "no baseline for this prompt: mode `off`, not a repository when the prompt was sent, a failure at the prompt, or hooks installed mid-session".into(),
-        "repository is gone" => "the repository was removed during the turn".into(),
-        "background work pending; baseline kept" => "background tasks or crons were pending: the session paused, it was not done; the baseline is kept for the real end".into(),
-        "stop_hook_active; prompt finished" | "continuation already issued; prompt finished" => "the agent was already asked once for this prompt; never twice".into(),
-        "prompt already finished" => "a duplicate Stop for a prompt already finished".into(),
-        "no baseline, or another Stop is evaluating this prompt" => "another Stop of the same prompt was running, or there was no baseline".into(),
-        "failed" => {
-            let name = class.unwrap_or("unknown");
-            match class.and_then(Class::from_name) {
-                Some(class) => {
-                    format!("failed open ({name}): the agent was let finish; {}", class.hint())
-                }
-                None => format!("failed open ({name}): the agent was let finish"),
-            }
-        }
-        other => other.to_owned(),
+    if outcome != "failed" {
+        return meaning(outcome).unwrap_or(outcome).to_owned();
     }
+    let name = class.unwrap_or("unknown");
+    match class.and_then(Class::from_name) {
+        Some(class) => format!(
+            "failed open ({name}): the agent was let finish; {}",
+            class.hint()
+        ),
+        None => format!("failed open ({name}): the agent was let finish"),
+    }
+}
+
+/// What an outcome other than `failed` means; `None` for one this version does not know.
+fn meaning(outcome: &str) -> Option<&'static str> {
+    Some(match outcome {
+        "continued" => "asked the agent once to look again at the axes above",
+        "reported" => "showed you a one-line summary (mode `report`); the agent was not asked",
+        "mode off" => "mode `off`: nothing shown",
+        "below threshold" => "no axis reached its threshold, so nothing was shown",
+        "nothing to score" => {
+            "no selected file changed in the turn (no change, or every changed path was \
+             excluded)"
+        }
+        "diff over maxDiffBytes; skipped" => {
+            "the turn's diff was over `maxDiffBytes` and `oversize` is `skip` (or no whole file \
+             fit)"
+        }
+        "same diff already scored" => {
+            "this exact diff was already scored for this prompt; one request per diff"
+        }
+        "already looked at" => {
+            "every axis that reached its threshold was one the agent was already asked about for \
+             these same lines, and left them as they were; it is not raised again (see what is \
+             remembered below; `jev-preflight forget` raises it again)"
+        }
+        "remote budget reached; skipped" => {
+            "a remote scorer's limit was reached and `overBudget` is `skip`, so the turn was not \
+             scored (see the remote budget below)"
+        }
+        "no baseline" => {
+            "no baseline for this prompt: mode `off`, not a repository when the prompt was sent, \
+             a failure at the prompt, or hooks installed mid-session"
+        }
+        "repository is gone" => "the repository was removed during the turn",
+        "background work pending; baseline kept" => {
+            "background tasks or crons were pending: the session paused, it was not done; the \
+             baseline is kept for the real end"
+        }
+        "stop_hook_active; prompt finished" | "continuation already issued; prompt finished" => {
+            "the agent was already asked once for this prompt; never twice"
+        }
+        "prompt already finished" => "a duplicate Stop for a prompt already finished",
+        "no baseline, or another Stop is evaluating this prompt" => {
+            "another Stop of the same prompt was running, or there was no baseline"
+        }
+        _ => return None,
+    })
 }
 
 /// `YYYY-MM-DD HH:MM:SS` UTC for seconds since the epoch.
@@ -159,13 +191,15 @@ fn ago(now: SystemTime, secs: u64) -> String {
 }
 
 /// The readable listing.
-pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
+pub fn render(entries: &[Decision], scope: &str, now: SystemTime) -> String {
     let mut t = String::new();
     if entries.is_empty() {
         let _ = writeln!(t, "no decisions recorded {scope}");
         let _ = writeln!(
             t,
-            "the hook records one line per Stop; none yet means it has not run a turn here (check `jev-preflight doctor`, and that the plugin or `jev-preflight install` hooks are active)"
+            "the hook records one line per Stop; none yet means it has not run a turn here \
+             (check `jev-preflight doctor`, and that the plugin or `jev-preflight install` \
+             hooks are active)"
         );
         return t;
     }
@@ -175,123 +209,135 @@ pub fn render(entries: &[Value], scope: &str, now: SystemTime) -> String {
         entries.len()
     );
     for e in entries {
-        let time = e.get("time").and_then(Value::as_u64).unwrap_or(0);
-        let event = e.get("event").and_then(Value::as_str).unwrap_or("?");
-        let outcome = e.get("outcome").and_then(Value::as_str).unwrap_or("?");
-        let class = e.get("class").and_then(Value::as_str);
-        let _ = write!(
-            t,
-            "\n{} UTC ({})  {event}  {outcome}",
-            utc(time),
-            ago(now, time)
-        );
-        if let Some(mode) = e.get("mode").and_then(Value::as_str) {
-            let _ = write!(t, "  mode {mode}");
-        }
-        if let Some(scorer) = e.get("scorer").and_then(Value::as_str) {
-            let _ = write!(t, "  scorer {scorer}");
-            if let Some(model) = e.get("model").and_then(Value::as_str) {
-                let _ = write!(t, " ({model})");
-            }
-        }
-        let _ = writeln!(t);
-        match (e.get("repo"), e.get("cwd")) {
-            (Some(Value::String(repo)), _) => {
-                let _ = writeln!(t, "  repository: {repo}");
-            }
-            (_, Some(Value::String(cwd))) => {
-                let _ = writeln!(t, "  directory: {cwd} (not a repository now)");
-            }
-            _ => {}
-        }
-        if let Some(scores) = e.get("scores").and_then(Value::as_object) {
-            let mut top: Vec<(&String, f64)> = scores
-                .iter()
-                .filter_map(|(k, v)| Some((k, v.as_f64()?)))
-                .collect();
-            top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-            let shown: Vec<String> = top
-                .iter()
-                .take(3)
-                .map(|(k, v)| format!("{k} {}", crate::scorer::threshold::shown(*v)))
-                .collect();
-            let selected: Vec<&str> = e
-                .get("selected")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let _ = writeln!(
-                t,
-                "  top scores: {}; selected: {}",
-                shown.join(", "),
-                if selected.is_empty() {
-                    "none".to_owned()
-                } else {
-                    selected.join(", ")
-                }
-            );
-        }
-        let mut facts = Vec::new();
-        for (key, label) in [
-            ("files", "file(s)"),
-            ("changed", "changed path(s)"),
-            ("excluded", "excluded"),
-            ("omitted", "left out of a partial payload"),
-            ("unread", "not read (a large turn)"),
-            ("dropped", "excluded path(s) not looked at (a large turn)"),
-            ("payload_bytes", "payload bytes"),
-            ("redactions", "secret(s) redacted"),
-        ] {
-            if let Some(n) = e.get(key).and_then(Value::as_u64) {
-                facts.push(format!("{n} {label}"));
-            }
-        }
-        // Redactions per marker type; entries written before the per-type log hold a total.
-        if let Some(types) = e.get("redactions").and_then(Value::as_object)
-            && !types.is_empty()
-        {
-            let total: u64 = types.values().filter_map(Value::as_u64).sum();
-            let each: Vec<String> = types
-                .iter()
-                .filter_map(|(id, n)| Some(format!("{id} {}", n.as_u64()?)))
-                .collect();
-            facts.push(format!("{total} secret(s) redacted ({})", each.join(", ")));
-        }
-        if !facts.is_empty() {
-            let _ = writeln!(t, "  {}", facts.join(", "));
-        }
-        if let Some(axes) = e.get("remembered").and_then(Value::as_array) {
-            let axes: Vec<&str> = axes.iter().filter_map(Value::as_str).collect();
-            let _ = writeln!(
-                t,
-                "  not raised again (already looked at, same lines): {}",
-                axes.join(", ")
-            );
-        }
-        match e.get("budget").and_then(Value::as_str) {
-            Some("cached") => {
-                let _ = writeln!(
-                    t,
-                    "  scores reused: this session had this exact diff scored before; nothing was sent"
-                );
-            }
-            Some(other) => {
-                let _ = writeln!(t, "  remote budget: {other}");
-            }
-            None => {}
-        }
-        if let Some(stages) = e.get("ms").and_then(Value::as_object) {
-            let spent: Vec<String> = crate::hook::stop::STAGES
-                .iter()
-                .filter_map(|stage| Some((stage, stages.get(*stage)?.as_f64()?)))
-                .map(|(stage, ms)| format!("{stage} {ms:.0}"))
-                .collect();
-            let total: f64 = stages.values().filter_map(Value::as_f64).sum();
-            let _ = writeln!(t, "  took {total:.0} ms ({})", spent.join(", "));
-        }
-        let _ = writeln!(t, "  why: {}", explain(outcome, class));
+        render_entry(&mut t, e, now);
     }
     t
+}
+
+/// One decision: when and what, where, what was scored, the facts of the turn, what was not
+/// raised or not sent, how long it took, and why it ended as it did.
+fn render_entry(t: &mut String, e: &Decision, now: SystemTime) {
+    let (event, outcome) = (or_unknown(&e.event), or_unknown(&e.outcome));
+    let _ = write!(
+        t,
+        "\n{} UTC ({})  {event}  {outcome}",
+        utc(e.time),
+        ago(now, e.time)
+    );
+    if let Some(mode) = &e.mode {
+        let _ = write!(t, "  mode {mode}");
+    }
+    if let Some(scorer) = &e.scorer {
+        let _ = write!(t, "  scorer {scorer}");
+        if let Some(Some(model)) = &e.model {
+            let _ = write!(t, " ({model})");
+        }
+    }
+    let _ = writeln!(t);
+    match (&e.repo, &e.cwd) {
+        (Some(repo), _) => {
+            let _ = writeln!(t, "  repository: {repo}");
+        }
+        (_, Some(cwd)) => {
+            let _ = writeln!(t, "  directory: {cwd} (not a repository now)");
+        }
+        _ => {}
+    }
+    if let Some(scores) = &e.scores {
+        let selected = e.selected.as_deref().unwrap_or_default();
+        let _ = writeln!(t, "  top scores: {}", top_scores(scores, selected));
+    }
+    let facts = facts(e);
+    if !facts.is_empty() {
+        let _ = writeln!(t, "  {}", facts.join(", "));
+    }
+    if let Some(axes) = &e.remembered {
+        let _ = writeln!(
+            t,
+            "  not raised again (already looked at, same lines): {}",
+            axes.join(", ")
+        );
+    }
+    match e.budget.as_deref() {
+        Some("cached") => {
+            let _ = writeln!(
+                t,
+                "  scores reused: this session had this exact diff scored before; nothing was \
+                 sent"
+            );
+        }
+        Some(other) => {
+            let _ = writeln!(t, "  remote budget: {other}");
+        }
+        None => {}
+    }
+    if let Some(stages) = &e.ms {
+        let _ = writeln!(t, "  took {}", timings(stages));
+    }
+    let _ = writeln!(t, "  why: {}", explain(outcome, e.class.as_deref()));
+}
+
+/// `?` for a field an entry lacks.
+fn or_unknown(field: &str) -> &str {
+    if field.is_empty() { "?" } else { field }
+}
+
+/// The three highest scores, best first, and the axes selected (`none`).
+fn top_scores(scores: &BTreeMap<String, f64>, selected: &[String]) -> String {
+    let mut top: Vec<(&String, f64)> = scores.iter().map(|(k, v)| (k, *v)).collect();
+    top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let shown: Vec<String> = top
+        .iter()
+        .take(3)
+        .map(|(k, v)| format!("{k} {}", crate::scorer::threshold::shown(*v)))
+        .collect();
+    format!(
+        "{}; selected: {}",
+        shown.join(", "),
+        if selected.is_empty() {
+            "none".to_owned()
+        } else {
+            selected.join(", ")
+        }
+    )
+}
+
+/// The counts an entry holds (files, paths, bytes, secrets redacted), in words.
+fn facts(e: &Decision) -> Vec<String> {
+    let mut facts: Vec<String> = [
+        (e.files, "file(s)"),
+        (e.changed, "changed path(s)"),
+        (e.excluded, "excluded"),
+        (e.omitted, "left out of a partial payload"),
+        (e.unread, "not read (a large turn)"),
+        (e.dropped, "excluded path(s) not looked at (a large turn)"),
+        (e.payload_bytes, "payload bytes"),
+    ]
+    .into_iter()
+    .filter_map(|(n, label)| Some(format!("{} {label}", n?)))
+    .collect();
+    match &e.redactions {
+        // Entries written before the per-type log hold a total.
+        Some(Redactions::Total(n)) => facts.push(format!("{n} secret(s) redacted")),
+        Some(Redactions::PerMarker(types)) if !types.is_empty() => {
+            let total: u64 = types.values().sum();
+            let each: Vec<String> = types.iter().map(|(id, n)| format!("{id} {n}")).collect();
+            facts.push(format!("{total} secret(s) redacted ({})", each.join(", ")));
+        }
+        _ => {}
+    }
+    facts
+}
+
+/// Milliseconds in all, then per stage in pipeline order: `141 ms (prepare 2, …)`.
+fn timings(stages: &BTreeMap<String, f64>) -> String {
+    let spent: Vec<String> = crate::hook::stop::STAGES
+        .iter()
+        .filter_map(|stage| Some((stage, stages.get(*stage)?)))
+        .map(|(stage, ms)| format!("{stage} {ms:.0}"))
+        .collect();
+    let total: f64 = stages.values().sum();
+    format!("{total:.0} ms ({})", spent.join(", "))
 }
 
 /// What the memory of `repo` holds (with none: how much every repository's holds), for the
@@ -338,20 +384,24 @@ pub fn remembered(env: &HostEnv, data: &Path, repo: Option<&Repo>, now: SystemTi
         Err(e) => {
             let _ = writeln!(
                 t,
-                "\nremembered: the memory cannot be read ({e}); nothing is kept from being raised\nhint: `jev-preflight forget` clears it"
+                "\nremembered: the memory cannot be read ({e}); nothing is kept from being \
+                 raised\nhint: `jev-preflight forget` clears it"
             );
         }
         Ok(findings) if findings.is_empty() => {
             let _ = writeln!(
                 t,
-                "\nremembered: nothing yet; an axis the agent is asked about and leaves as it was is not raised again for the same lines for {days} day(s)"
+                "\nremembered: nothing yet; an axis the agent is asked about and leaves as it was \
+                 is not raised again for the same lines for {days} day(s)"
             );
         }
         Ok(mut findings) => {
             findings.sort_by_key(|f| std::cmp::Reverse(f.asked));
             let _ = writeln!(
                 t,
-                "\nremembered: {} finding(s) the agent was asked about and left as they were; an axis is not raised again for the same lines in the session that asked, nor for {days} day(s) here (`jev-preflight forget` clears them)",
+                "\nremembered: {} finding(s) the agent was asked about and left as they were; an \
+                 axis is not raised again for the same lines in the session that asked, nor for \
+                 {days} day(s) here (`jev-preflight forget` clears them)",
                 findings.len()
             );
             for f in findings.iter().take(MEMORY_SHOWN) {
@@ -386,7 +436,7 @@ const MEMORY_SHOWN: usize = 10;
 
 /// What remote scorers spent today (UTC) and in the session of the newest decision shown,
 /// against the user's limits.
-pub fn spent(env: &HostEnv, data: &Path, entries: &[Value], now: SystemTime) -> String {
+pub fn spent(env: &HostEnv, data: &Path, entries: &[Decision], now: SystemTime) -> String {
     if std::fs::symlink_metadata(data.join(MARKER)).is_err() {
         return String::new();
     }
@@ -396,7 +446,8 @@ pub fn spent(env: &HostEnv, data: &Path, entries: &[Value], now: SystemTime) -> 
         .unwrap_or(0);
     let session = entries
         .iter()
-        .find_map(|e| e.get("session").and_then(Value::as_str))
+        .map(|e| e.session.as_str())
+        .find(|session| !session.is_empty())
         .unwrap_or("");
     let ledger = crate::state::budget::Ledger::at(data);
     let Ok(spent) = ledger.spent(session, now) else {
@@ -409,7 +460,8 @@ remote budget: the ledger cannot be read
     let Ok(user) = crate::config::user_settings(env) else {
         let _ = writeln!(
             t,
-            "\nremote budget: today {} request(s), {} token(s) reported; the limits are unknown (the user config is invalid; see `jev-preflight doctor`)",
+            "\nremote budget: today {} request(s), {} token(s) reported; the limits are unknown \
+             (the user config is invalid; see `jev-preflight doctor`)",
             spent.day_requests, spent.day_tokens
         );
         return t;
@@ -425,7 +477,8 @@ remote budget: the ledger cannot be read
     };
     let _ = writeln!(
         t,
-        "\nremote budget (jev, openai, command; yours, across repositories): today (UTC) {} of {} request(s), {tokens}",
+        "\nremote budget (jev, openai, command; yours, across repositories): today (UTC) {} of {} \
+         request(s), {tokens}",
         spent.day_requests, b.per_day
     );
     if !session.is_empty() {
@@ -485,6 +538,11 @@ pub fn forget(data: &Path, repo: Option<&Repo>) -> Result<String, StatusError> {
 mod tests {
     use super::*;
 
+    /// An entry as a line of the log holds it.
+    fn decision(line: serde_json::Value) -> Decision {
+        serde_json::from_value(line).unwrap()
+    }
+
     #[test]
     fn utc_dates() {
         assert_eq!(utc(0), "1970-01-01 00:00:00");
@@ -498,7 +556,7 @@ mod tests {
             "time": 1_767_225_600u64, "event": "Stop", "outcome": "already looked at",
             "remembered": ["auth_boundary"], "budget": "cached", "omitted": 12, "unread": 40,
         });
-        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        let text = render(&[decision(entry)], "this repository", std::time::UNIX_EPOCH);
         for needle in [
             "not raised again (already looked at, same lines): auth_boundary",
             "scores reused: this session had this exact diff scored before",
@@ -516,7 +574,7 @@ mod tests {
             "ms": {"score": 4.2, "cleanup": 1.0, "changes": 125.9, "prepare": 2.0,
                    "select": 5.0, "payload": 2.9},
         });
-        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        let text = render(&[decision(entry)], "this repository", std::time::UNIX_EPOCH);
         assert!(
             text.contains(
                 "took 141 ms (prepare 2, changes 126, select 5, payload 3, score 4, cleanup 1)"
@@ -531,7 +589,7 @@ mod tests {
             "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
             "files": 2, "redactions": {"aws-access-key": 1, "generic-secret": 2},
         });
-        let text = render(&[entry], "this repository", std::time::UNIX_EPOCH);
+        let text = render(&[decision(entry)], "this repository", std::time::UNIX_EPOCH);
         assert!(
             text.contains("2 file(s), 3 secret(s) redacted (aws-access-key 1, generic-secret 2)"),
             "{text}"
@@ -541,15 +599,46 @@ mod tests {
             "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
             "redactions": 3,
         });
-        let text = render(&[old], "this repository", std::time::UNIX_EPOCH);
+        let text = render(&[decision(old)], "this repository", std::time::UNIX_EPOCH);
         assert!(text.contains("3 secret(s) redacted"), "{text}");
         // No redaction: nothing said.
         let none = serde_json::json!({
             "time": 1_767_225_600u64, "event": "Stop", "outcome": "below threshold",
             "redactions": {},
         });
-        let text = render(&[none], "this repository", std::time::UNIX_EPOCH);
+        let text = render(&[decision(none)], "this repository", std::time::UNIX_EPOCH);
         assert!(!text.contains("redacted"), "{text}");
+    }
+
+    #[test]
+    fn old_lines_and_lines_with_unknown_fields_render() {
+        let line = r#"{"cwd":"/gone","event":"Stop","files":1,"mode":"report","model":null,
+            "outcome":"reported","redactions":{},"scorer":"local","scores":{"lifecycle":0.9},
+            "selected":["lifecycle"],"session":"0123456789ab","time":1767225600}"#;
+        let rendered = |line: &str| {
+            let d: Decision = serde_json::from_str(line).unwrap();
+            render(&[d], "this repository", std::time::UNIX_EPOCH)
+        };
+        // Written before `v`: version 1.
+        let old = rendered(line);
+        assert!(
+            old.contains(concat!(
+                "2026-01-01 00:00:00 UTC (0s ago)  Stop  reported  mode report  scorer local\n",
+                "  directory: /gone (not a repository now)\n",
+                "  top scores: lifecycle 0.9; selected: lifecycle\n",
+                "  1 file(s)\n",
+                "  why: showed you a one-line summary"
+            )),
+            "{old}"
+        );
+        // The same entry from this version, and from a newer one with a field not known here.
+        let this = line.replace(r#""time":1767225600"#, r#""time":1767225600,"v":1"#);
+        let newer = line.replace(
+            r#""time":1767225600"#,
+            r#""time":1767225600,"v":2,"tokens":{"in":3}"#,
+        );
+        assert_eq!(rendered(&this), old);
+        assert_eq!(rendered(&newer), old);
     }
 
     #[test]

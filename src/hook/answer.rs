@@ -18,7 +18,8 @@ pub use crate::host::Form;
 
 /// The words every continuation starts with. Gemini CLI sends a continuation back as a new
 /// prompt, and [`crate::hook::event`] recognises it by them.
-pub const ASSIST_OPENING: &str = "jev-preflight scored the code change of this turn and asks for one more look before you finish.";
+pub const ASSIST_OPENING: &str = "jev-preflight scored the code change of this turn and asks for \
+                                  one more look before you finish.";
 
 /// What the agent needs to look again.
 #[derive(Debug, Clone)]
@@ -123,7 +124,8 @@ pub fn report_line(selected: &[Selected], files: &[String]) -> String {
     };
     one_line(
         &format!(
-            "jev-preflight (report): worth a second look: {}{where_}; scores are priorities, not proof",
+            "jev-preflight (report): worth a second look: {}{where_}; scores are priorities, not \
+             proof",
             axes.join(", ")
         ),
         600,

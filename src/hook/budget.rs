@@ -34,12 +34,12 @@ pub enum Scored {
 
 impl Scored {
     /// What the decision log records about the budget (`None`: nothing to say).
-    pub fn log(&self) -> Option<Value> {
+    pub fn log(&self) -> Option<String> {
         match self {
-            Scored::Chosen { cached: true, .. } => Some(json!("cached")),
+            Scored::Chosen { cached: true, .. } => Some("cached".to_owned()),
             Scored::Chosen { .. } => None,
-            Scored::Fallback { limit, .. } => Some(json!(format!("local: {}", name(*limit)))),
-            Scored::Skipped { limit } => Some(json!(format!("skipped: {}", name(*limit)))),
+            Scored::Fallback { limit, .. } => Some(format!("local: {}", name(*limit))),
+            Scored::Skipped { limit } => Some(format!("skipped: {}", name(*limit))),
         }
     }
 }
@@ -113,7 +113,8 @@ pub fn score(
     if session.notice_once("budget").unwrap_or(true) {
         let then = match user.budget.over {
             OverBudget::Local => {
-                "this session's turns are checked by the built-in scorer from now on (nothing is sent)"
+                "this session's turns are checked by the built-in scorer from now on (nothing is \
+                 sent)"
             }
             OverBudget::Skip => "this session's turns are not checked from now on",
         };

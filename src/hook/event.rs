@@ -293,7 +293,10 @@ mod tests {
                 Host::Gemini,
             ),
             (
-                r#"{"hook_event_name":"SessionEnd","timestamp":"2026-01-01T00:00:00Z","reason":"exit"}"#,
+                concat!(
+                    r#"{"hook_event_name":"SessionEnd","#,
+                    r#""timestamp":"2026-01-01T00:00:00Z","reason":"exit"}"#
+                ),
                 Host::Gemini,
             ),
             // Stamped, with a prompt id: Qwen Code (Gemini sends no prompt id).
@@ -314,9 +317,9 @@ mod tests {
     #[test]
     fn gemini_events_map_to_ours() {
         let e = Event::decode(
-            br#"{"session_id":"s","transcript_path":"/t.json","cwd":"/p","hook_event_name":"AfterAgent",
-            "timestamp":"2026-12-03T06:00:00.000Z","prompt":"fix it","prompt_response":"done",
-            "stop_hook_active":true}"#,
+            br#"{"session_id":"s","transcript_path":"/t.json","cwd":"/p",
+            "hook_event_name":"AfterAgent","timestamp":"2026-12-03T06:00:00.000Z",
+            "prompt":"fix it","prompt_response":"done","stop_hook_active":true}"#,
         )
         .unwrap();
         assert_eq!(e.dispatch(None), Dispatch::Known(EventName::Stop));

@@ -135,16 +135,20 @@ impl Class {
         match self {
             Class::GitMissing => "install git or put it on PATH (`jev-preflight doctor` checks it)",
             Class::ConfigInvalid => {
-                "fix `.jev-preflight.json` (it is read when you send a prompt; `jev-preflight doctor` shows where)"
+                "fix `.jev-preflight.json` (it is read when you send a prompt; `jev-preflight \
+                 doctor` shows where)"
             }
             Class::UserConfigInvalid => {
-                "fix the user setting `jev-preflight doctor` names (the user config file, a JEV_PREFLIGHT_* variable or a plugin option)"
+                "fix the user setting `jev-preflight doctor` names (the user config file, a \
+                 JEV_PREFLIGHT_* variable or a plugin option)"
             }
             Class::TooManyFiles => {
-                "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`"
+                "add generated or dependency folders to `.gitignore`, or to `exclude` in \
+                 `.jev-preflight.json`"
             }
             Class::MissingKey => {
-                "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the built-in scorer with JEV_PREFLIGHT_SCORER=local"
+                "set TYPESAFE_API_KEY (or the plugin's typesafe_api_key option), or use the \
+                 built-in scorer with JEV_PREFLIGHT_SCORER=local"
             }
             Class::ScorerConfig => "check the scorer settings with `jev-preflight doctor`",
             Class::StoreIo | Class::StoreUnsafe | Class::StoreForeign => {
@@ -156,7 +160,8 @@ impl Class {
                 "the scorer was unreachable in time; the next turn tries again"
             }
             Class::ResponseTooLarge | Class::InvalidResponse => {
-                "the scorer's answer was not a valid score; check the endpoint or model you configured"
+                "the scorer's answer was not a valid score; check the endpoint or model you \
+                 configured"
             }
             Class::CommandFailed => {
                 "run the scorer command by hand with a request on stdin to see why it failed"
@@ -165,7 +170,8 @@ impl Class {
                 "the host sent an event jev-preflight cannot read"
             }
             Class::GitTimeout => {
-                "the repository is slow to snapshot; `jev-preflight status` shows where a Stop's time went"
+                "the repository is slow to snapshot; `jev-preflight status` shows where a Stop's \
+                 time went"
             }
             Class::GitOutputTooLarge => {
                 "the turn changed more than jev-preflight reads at once; the next turn tries again"
@@ -174,7 +180,8 @@ impl Class {
                 "git could not read the repository; `git status` there shows why"
             }
             Class::StoreBusy => {
-                "another jev-preflight process of this session held the state; the next turn tries again"
+                "another jev-preflight process of this session held the state; the next turn tries \
+                 again"
             }
             Class::StateCorrupt => {
                 "a state file could not be read and was removed; the next prompt starts afresh"

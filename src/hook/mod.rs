@@ -27,11 +27,10 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use serde_json::json;
-
 use crate::config::HostEnv;
 use crate::git::Git;
 use crate::state::Store;
+use crate::state::decision::{self, Decision};
 use answer::Answer;
 use effects::Effects;
 use event::{Dispatch, Event, EventName};
@@ -122,8 +121,9 @@ pub struct Reply {
     pub answer: Answer,
     /// Short machine-readable outcome for stderr and the decision log.
     pub outcome: &'static str,
-    /// Extra fields for the decision log (never diff content).
-    pub log: Option<serde_json::Value>,
+    /// What the Stop found, for the decision log (never diff content); [`handle`] adds what
+    /// is said of every event.
+    pub log: Option<Decision>,
     /// Leave no trace in the decision log: the event concerned no prompt we hold state for
     /// (mode `off`, or a prompt we never saw), and `off` must write nothing.
     pub untraced: bool,
@@ -217,7 +217,7 @@ pub fn handle(ctx: &Context<'_>, input: &[u8], argv: Argv) -> Output {
         }
     };
     if name == EventName::Stop && !reply.untraced {
-        log(ctx, &event, label, reply.outcome, None, reply.log.clone());
+        log(ctx, &event, label, reply.outcome, None, reply.log);
     }
     Output {
         stdout: reply
@@ -262,39 +262,35 @@ fn first_notice(ctx: &Context<'_>, event: &Event, class: Class) -> bool {
     }
 }
 
-/// Appends to the decision log `status` reads; never fails the hook.
+/// Appends to the decision log `status` reads; never fails the hook. `facts` are what the
+/// Stop found (none for other events and failures); the rest is said of every event here.
 fn log(
     ctx: &Context<'_>,
     event: &Event,
     label: &str,
     outcome: &str,
     class: Option<Class>,
-    extra: Option<serde_json::Value>,
+    facts: Option<Decision>,
 ) {
     let Ok(Some(store)) = ctx.existing_store() else {
         return;
     };
-    let mut entry = json!({
-        "time": ctx.now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
-        "event": label,
-        "session": crate::state::key("session", event.session_key())[..12].to_owned(),
-        "outcome": outcome,
-    });
-    if let Some(class) = class {
-        entry["class"] = json!(class.name());
-    }
-    // `status` matches entries to the repository it is run in by this directory.
-    if let Some(dir) = event.dir() {
-        entry["cwd"] = json!(dir.to_string_lossy());
-    }
-    if event.host != crate::host::Host::ClaudeCode {
-        entry["host"] = json!(event.host.id());
-    }
-    if let Some(serde_json::Value::Object(extra)) = extra {
-        for (k, v) in extra {
-            entry[k] = v;
-        }
-    }
+    let entry = Decision {
+        v: decision::Version::CURRENT,
+        time: ctx
+            .now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        event: label.to_owned(),
+        session: crate::state::key("session", event.session_key())[..12].to_owned(),
+        outcome: outcome.to_owned(),
+        class: class.map(|class| class.name().into_owned()),
+        // `status` matches entries to the repository it is run in by this directory.
+        cwd: event.dir().map(|dir| dir.to_string_lossy().into_owned()),
+        host: (event.host != crate::host::Host::ClaudeCode).then(|| event.host.id().to_owned()),
+        ..facts.unwrap_or_default()
+    };
     let _ = store.log_decision(&entry);
 }
 

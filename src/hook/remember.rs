@@ -207,7 +207,16 @@ mod tests {
         }
     }
 
-    const RISKY: &str = "diff --git a/src/api.rs b/src/api.rs\n--- a/src/api.rs\n+++ b/src/api.rs\n@@ -1,4 +1,3 @@\n fn delete() {\n-    require_admin()?;\n+    log();\n     db.delete()\n";
+    const RISKY: &str = concat!(
+        "diff --git a/src/api.rs b/src/api.rs\n",
+        "--- a/src/api.rs\n",
+        "+++ b/src/api.rs\n",
+        "@@ -1,4 +1,3 @@\n",
+        " fn delete() {\n",
+        "-    require_admin()?;\n",
+        "+    log();\n",
+        "     db.delete()\n",
+    );
 
     fn scores(axis: usize) -> Scores {
         let mut values = [0.1; 8];

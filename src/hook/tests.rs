@@ -238,7 +238,9 @@ impl World {
     }
 
     fn event(&self, name: &str, extra: Value) -> Vec<u8> {
-        let mut e = json!({"hook_event_name": name, "session_id": "s1", "prompt_id": "p1", "cwd": self.repo});
+        let mut e = json!({
+            "hook_event_name": name, "session_id": "s1", "prompt_id": "p1", "cwd": self.repo
+        });
         for (k, v) in extra.as_object().unwrap() {
             if v.is_null() {
                 e.as_object_mut().unwrap().remove(k);
@@ -256,6 +258,15 @@ impl World {
 
     fn requests(&self) -> usize {
         self.fake.requests.load(Ordering::SeqCst)
+    }
+
+    /// The state file of the one prompt the store holds.
+    fn state_file(&self) -> String {
+        let files = self.files();
+        let mut states = files.iter().filter(|f| f.ends_with("state.json"));
+        let state = states.next().expect("a prompt's state file").clone();
+        assert_eq!(states.next(), None, "{files:?}");
+        state
     }
 
     fn files(&self) -> Vec<String> {
@@ -518,14 +529,55 @@ fn failures_are_classified_noticed_once_and_cleaned() {
 }
 
 #[test]
+fn what_the_hook_logs_status_reads_back() {
+    use crate::cmd::status;
+    use crate::state::decision::{Decision, Version};
+    let w = World::new();
+    w.run("UserPromptSubmit", json!({}));
+    w.work("risky change");
+    assert_eq!(w.run("Stop", json!({})).outcome, "continued");
+    let ctx = Context::new(&w.env, &w.fake);
+    assert_eq!(handle(&ctx, b"not json", Argv::default()).outcome, "failed");
+
+    let log = std::fs::read_to_string(w.data.join("decisions.jsonl")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    let entries = status::decisions(&w.data, None, status::DEFAULT_LIMIT).unwrap();
+    assert_eq!(entries.len(), 2, "{log}");
+    let (failed, stop) = (&entries[0], &entries[1]);
+    assert_eq!((stop.v, failed.v), (Version::CURRENT, Version::CURRENT));
+    assert_eq!(
+        (failed.outcome.as_str(), failed.class.as_deref()),
+        ("failed", Some("input_invalid"))
+    );
+    assert_eq!(stop.outcome, "continued");
+    assert_eq!(stop.cwd.as_deref(), w.repo.to_str());
+    assert_eq!(stop.selected.as_deref().map(<[String]>::len), Some(2));
+    // What status read is what the hook wrote, byte for byte (`repo` is found by the reader).
+    for (read, line) in [(stop, lines[0]), (failed, lines[1])] {
+        let read = Decision {
+            repo: None,
+            ..read.clone()
+        };
+        assert_eq!(serde_json::to_string(&read).unwrap(), line);
+    }
+    let text = status::render(&entries, "anywhere", w.env.now);
+    for needle in [
+        "  Stop  continued  mode assist  scorer fake\n",
+        "  top scores: auth_boundary 0.95, behavior_regression 0.9, compatibility 0.1; \
+         selected: auth_boundary, behavior_regression\n",
+        "  1 file(s), 119 payload bytes\n",
+        "  hook  failed\n",
+        "  why: failed open (input_invalid)",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in\n{text}");
+    }
+}
+
+#[test]
 fn corrupt_and_foreign_state_fail_open_and_are_removed() {
     let w = World::new();
     w.run("UserPromptSubmit", json!({}));
-    let state = w
-        .files()
-        .into_iter()
-        .find(|f| f.ends_with("state.json"))
-        .unwrap();
+    let state = w.state_file();
     std::fs::write(&state, "{garbage").unwrap();
     w.work("risky");
     let out = w.run("Stop", json!({}));
@@ -582,11 +634,7 @@ fn a_stop_for_a_prompt_never_seen_writes_nothing() {
 fn the_stop_reuses_the_repository_the_prompt_found_and_fails_open_when_it_is_gone() {
     let w = World::new();
     w.run("UserPromptSubmit", json!({}));
-    let state = w
-        .files()
-        .into_iter()
-        .find(|f| f.ends_with("state.json"))
-        .unwrap();
+    let state = w.state_file();
     let state: Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
     assert_eq!(state["repo"]["top"], json!(w.repo));
     std::fs::remove_file(w.repo.join("FAKE_REPO")).unwrap();
@@ -628,10 +676,13 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     let prompt = prop_oneof![3 => (0u8..3).prop_map(Some), 1 => Just(None)];
     prop_oneof![
-        3 => (0u8..2, prompt.clone()).prop_map(|(session, prompt)| Step::Submit { session, prompt }),
+        3 => (0u8..2, prompt.clone())
+            .prop_map(|(session, prompt)| Step::Submit { session, prompt }),
         2 => (any::<bool>(), 0u8..4).prop_map(|(risky, n)| Step::Edit { risky, n }),
         5 => (0u8..2, prompt, prop::bool::weighted(0.3), prop::bool::weighted(0.1))
-            .prop_map(|(session, prompt, active, background)| Step::Stop { session, prompt, active, background }),
+            .prop_map(|(session, prompt, active, background)| {
+                Step::Stop { session, prompt, active, background }
+            }),
         1 => prop_oneof![
             Just(Checkpoint::BaselineTaken),
             Just(Checkpoint::HashSaved),
@@ -650,7 +701,11 @@ fn cases() -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     /// Random sequences of UserPromptSubmit / Stop with duplicates, missing ids, interleaved
     /// sessions and prompts, random `stop_hook_active`, and crashes injected between steps:
@@ -662,7 +717,9 @@ proptest! {
         let mut unnamed_seq: HashMap<u8, u32> = HashMap::new();
         for s in steps {
             match s {
-                Step::Edit { risky, n } => w.work(&format!("{} {n}", if risky { "risky" } else { "calm" })),
+                Step::Edit { risky, n } => {
+                    w.work(&format!("{} {n}", if risky { "risky" } else { "calm" }))
+                }
                 Step::Crash(at) => w.fake.crash_at.set(Some(at)),
                 Step::Submit { session, prompt } => {
                     let out = w.run("UserPromptSubmit", json!({
@@ -680,7 +737,8 @@ proptest! {
                         "session_id": format!("s{session}"),
                         "prompt_id": prompt.map(|p| format!("p{p}")),
                         "stop_hook_active": active,
-                        "background_tasks": if background { json!([{"status": "running"}]) } else { json!([]) },
+                        "background_tasks":
+                            if background { json!([{"status": "running"}]) } else { json!([]) },
                     }));
                     w.fake.crash_at.set(None);
                     if let Some(text) = &out.stdout {
@@ -692,7 +750,10 @@ proptest! {
                         prop_assert!(!active && !background);
                         let key = match prompt {
                             Some(p) => format!("s{session}/p{p}"),
-                            None => format!("s{session}/#{}", unnamed_seq.get(&session).copied().unwrap_or(0)),
+                            None => {
+                                let seq = unnamed_seq.get(&session).copied().unwrap_or(0);
+                                format!("s{session}/#{seq}")
+                            }
                         };
                         let n = continued.entry(key.clone()).or_default();
                         *n += 1;

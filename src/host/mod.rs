@@ -188,8 +188,9 @@ impl Host {
     /// The host's names for our three events: prompt, end of turn, end of session.
     ///
     /// Copilot CLI 1.0.x: `userPromptSubmitted`, `agentStop`, `sessionEnd` (its hooks
-    /// reference and release notes for 1.0.72; seen in 1.0.102 by `scripts/e2e-copilot`). Cursor: `beforeSubmitPrompt`, `stop` (its
-    /// hooks reference; no session end is registered). Gemini CLI 0.61.0: `BeforeAgent`,
+    /// reference and release notes for 1.0.72; seen in 1.0.102 by `scripts/e2e-copilot`).
+    /// Cursor: `beforeSubmitPrompt`, `stop` (its hooks reference; no session end is
+    /// registered). Gemini CLI 0.61.0: `BeforeAgent`,
     /// `AfterAgent`. The rest use Claude Code's names; the OpenCode plugin sends them too.
     pub fn event_names(self) -> [&'static str; 3] {
         match self {
@@ -528,27 +529,35 @@ impl Host {
         match self {
             // Seen in Codex CLI 0.171.0.
             Host::Codex if project => Some(
-                "Codex runs project hooks only once you trust the project and review the hooks: run `codex` here, trust the project, then approve the jev-preflight hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
+                "Codex runs project hooks only once you trust the project and review the hooks: \
+                 run `codex` here, trust the project, then approve the jev-preflight hooks under \
+                 `/hooks` (`codex exec` skips unreviewed hooks without a word)",
             ),
             Host::Codex => Some(
-                "Codex runs new hooks only after review: run `codex` and approve the jev-preflight hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
+                "Codex runs new hooks only after review: run `codex` and approve the jev-preflight \
+                 hooks under `/hooks` (`codex exec` skips unreviewed hooks without a word)",
             ),
             // Seen in Gemini CLI 0.61.0.
             Host::Gemini => Some(
-                "Gemini CLI runs settings hooks only in a trusted folder: trust the project folder when `gemini` asks (headless runs refuse an untrusted folder)",
+                "Gemini CLI runs settings hooks only in a trusted folder: trust the project folder \
+                 when `gemini` asks (headless runs refuse an untrusted folder)",
             ),
             // Seen in Qwen Code 0.24.4 (`Project hooks load only in a trusted folder`).
             Host::Qwen if project => Some(
-                "Qwen Code loads project hooks only in a trusted folder: trust the project folder when `qwen` asks",
+                "Qwen Code loads project hooks only in a trusted folder: trust the project folder \
+                 when `qwen` asks",
             ),
             Host::Copilot if project => Some(
-                "Copilot CLI runs repository hooks only in a trusted folder: trust the folder when `copilot` asks",
+                "Copilot CLI runs repository hooks only in a trusted folder: trust the folder when \
+                 `copilot` asks",
             ),
             Host::Devin if project => Some(
-                "Devin CLI runs project hooks only in a trusted folder: trust the folder when `devin` asks",
+                "Devin CLI runs project hooks only in a trusted folder: trust the folder when \
+                 `devin` asks",
             ),
             Host::OpenCode | Host::Kilo => Some(
-                "the plugin needs Bun's or Node's `child_process`, which OpenCode provides; restart the client to load it",
+                "the plugin needs Bun's or Node's `child_process`, which OpenCode provides; \
+                 restart the client to load it",
             ),
             _ => None,
         }

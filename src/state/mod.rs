@@ -26,6 +26,7 @@
 //! so a crash never leaves a stale lock behind.
 
 pub mod budget;
+pub mod decision;
 pub mod fs;
 pub mod memory;
 
@@ -33,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::digest::hex_sha256;
+use decision::Decision;
 use fs::{Durability, FsError};
 pub use fs::{Lock, remove_entry, try_lock};
 
@@ -324,12 +326,16 @@ impl Store {
     /// (each new file costs an inode, which on a busy file system is not free). Only once the
     /// log outgrows `DECISIONS_MAX_BYTES` is it rewritten, atomically, down to its last
     /// `DECISIONS_KEPT` entries; readers only ever look at those.
-    pub fn log_decision(&self, entry: &serde_json::Value) -> Result<(), StoreError> {
+    pub fn log_decision(&self, entry: &Decision) -> Result<(), StoreError> {
         let Some(_lock) = try_lock(&self.root.join("decisions.lock"))? else {
             return Ok(());
         };
         let path = self.root.join("decisions.jsonl");
-        let mut line = entry.to_string();
+        // A `Decision` always serializes (strings, numbers, maps with string keys); were it
+        // ever not to, no line is better than a broken one.
+        let Ok(mut line) = serde_json::to_string(entry) else {
+            return Ok(());
+        };
         line.push('\n');
         // A lost log line after a power loss costs nothing; a sync on every event does.
         let len = fs::append_line(&path, line.as_bytes())?;
@@ -347,19 +353,19 @@ impl Store {
         Ok(())
     }
 
-    /// The decisions in the log, oldest first (for `status`).
-    pub fn decisions(&self) -> Vec<serde_json::Value> {
-        let mut all: Vec<serde_json::Value> =
-            read_file(&self.root.join("decisions.jsonl"), STATE_MAX_BYTES)
-                .ok()
-                .flatten()
-                .map(|b| {
-                    String::from_utf8_lossy(&b)
-                        .lines()
-                        .filter_map(|l| serde_json::from_str(l).ok())
-                        .collect()
-                })
-                .unwrap_or_default();
+    /// The decisions in the log, oldest first (for `status`). A line that is no decision (cut
+    /// short, or written by hand) is skipped.
+    pub fn decisions(&self) -> Vec<Decision> {
+        let mut all: Vec<Decision> = read_file(&self.root.join("decisions.jsonl"), STATE_MAX_BYTES)
+            .ok()
+            .flatten()
+            .map(|b| {
+                String::from_utf8_lossy(&b)
+                    .lines()
+                    .filter_map(|l| serde_json::from_str(l).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
         let skip = all.len().saturating_sub(DECISIONS_KEPT);
         all.drain(..skip);
         all
@@ -802,10 +808,33 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::open(&tmp.path().join("d")).unwrap();
         for i in 0..(DECISIONS_KEPT + 5) {
-            store.log_decision(&serde_json::json!({"i": i})).unwrap();
+            let entry = Decision {
+                time: i as u64,
+                ..Decision::default()
+            };
+            store.log_decision(&entry).unwrap();
         }
         let d = store.decisions();
         assert_eq!(d.len(), DECISIONS_KEPT);
-        assert_eq!(d.last().unwrap()["i"], DECISIONS_KEPT + 4);
+        assert_eq!(d.last().unwrap().time, DECISIONS_KEPT as u64 + 4);
+    }
+
+    #[test]
+    fn a_line_that_is_no_decision_is_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(&tmp.path().join("d")).unwrap();
+        std::fs::write(
+            store.root().join("decisions.jsonl"),
+            concat!(
+                "{\"event\":\"Stop\",\"outcome\":\"a\",\"session\":\"s\",\"time\":1}\n",
+                "{\"event\":\"Stop\",\"outcome\":\"b\",\"ses\n",
+                "{\"event\":\"Stop\",\"outcome\":\"c\",\"time\":\"yesterday\"}\n",
+                "not json\n",
+                "{\"event\":\"Stop\",\"outcome\":\"d\",\"session\":\"s\",\"time\":2}\n",
+            ),
+        )
+        .unwrap();
+        let outcomes: Vec<String> = store.decisions().into_iter().map(|d| d.outcome).collect();
+        assert_eq!(outcomes, ["a", "d"]);
     }
 }
