@@ -301,11 +301,11 @@ fn hash_gate(
     // Renamed into place before a request, so that a Stop retried after a crash of this
     // process sees the hash; not synced: only a power cut could lose it, and what it gates is
     // a second request for the same diff. A second continuation is gated by the count, whose
-    // write in `save_continuation` is synced. (Syncing this write cost 0.5–7 ms per Stop:
-    // the file's data and its directory's journal commit.) The built-in scorer sends no
-    // request, so nothing is written for it here: the hash reaches the state with the
-    // prompt's last write, and the Stop replaces its state file once instead of twice (a
-    // rename over a file written milliseconds before costs up to a few ms on a busy disk).
+    // write in `save_continuation` is synced. (Syncing this write too would add a data sync
+    // and a directory journal commit to every Stop.) The built-in scorer sends no request, so
+    // nothing is written for it here: the hash reaches the state with the prompt's last
+    // write, and the Stop replaces its state file once instead of twice (a rename over a file
+    // written just before is slow on a busy disk).
     if user.scorer.kind.resolve(&user.scorer) != ScorerKind::Local {
         prompt.write_state_unsynced(state)?;
     }

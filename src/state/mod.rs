@@ -112,7 +112,7 @@ fn read_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
 /// Writes what must survive a power cut: the state recording that a prompt's continuation
 /// was issued (SPEC invariants 3 and 8), and the store's ownership marker (written once;
 /// without it the store would read as foreign and every later event fail open). A synced
-/// write costs a data sync and a directory sync, 0.5–7 ms measured on the bench machine.
+/// write costs a data sync and a directory sync, so nothing else is written this way.
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     Ok(fs::write_atomic(path, bytes, Durability::Synced, None)?)
 }
