@@ -15,13 +15,13 @@ use serde_json::{Map, Value};
 use crate::digest::hex_sha256;
 pub use crate::env::HostEnv;
 use crate::env::vars as ev;
+use crate::fs::FsError;
 use crate::git::snapshot::{DEFAULT_UNTRACKED_CAP, SnapshotOptions};
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
 use crate::pipeline::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
 use crate::scorer::secret::ApiKey;
 use crate::scorer::{ScorerKind, ScorerSettings};
 use crate::state::budget::{Budget, OverBudget};
-use crate::state::fs::FsError;
 
 /// Name of the repository config file at the repository's top level.
 pub const REPO_CONFIG_FILE: &str = ".jev-preflight.json";
@@ -440,7 +440,7 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
 /// Reads `path` without following a symlink at its last component, at most `CONFIG_MAX_BYTES`.
 /// `Ok(None)` when it does not exist.
 pub fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
-    Ok(crate::state::fs::read_file(path, CONFIG_MAX_BYTES)?)
+    Ok(crate::fs::read_file(path, CONFIG_MAX_BYTES)?)
 }
 
 /// The repository config at `top`, and the SHA-256 of its bytes (`None`: no file).

@@ -362,7 +362,7 @@ fn stage_by(way: Way, run: &Runner<'_>, scan: &Scan) -> Result<(), GitError> {
         Way::Limited => {
             let index = &run.dirs.turn_index;
             // A small index left by a Stop that died must not lend us its entries.
-            crate::state::fs::remove_entry(index)?;
+            crate::fs::remove_entry(index)?;
             snapshot::apply(run, &scan.stage, Some(index))
         }
         // (The files way is not staged; one that git refused ends here as the whole way.)

@@ -293,7 +293,7 @@ fn evaluate(
             state.continuations += 1;
             state.baseline = None;
             let _ = effects.purge(private);
-            let _ = crate::state::remove_entry(&private.prompt);
+            let _ = crate::fs::remove_entry(&private.prompt);
             prompt.write_state(state)?;
             effects.checkpoint(Checkpoint::ContinuationSaved);
             reply.outcome = "continued";
@@ -342,7 +342,7 @@ pub(crate) fn finish(
     state: &mut PromptState,
 ) {
     let _ = ctx.effects.purge(private);
-    let _ = crate::state::remove_entry(&prompt.snapshot_dir());
+    let _ = crate::fs::remove_entry(&prompt.snapshot_dir());
     // The turn after a continuation has ended: what it left as it was is remembered.
     if state.phase == Phase::Continued
         && let Some(dir) = state.tree_cache.parent()

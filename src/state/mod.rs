@@ -26,15 +26,13 @@
 //! so a crash never leaves a stale lock behind.
 
 pub mod budget;
-pub mod fs;
 pub mod memory;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::digest::hex_sha256;
-use fs::{Durability, FsError};
-pub use fs::{Lock, remove_entry, try_lock};
+use crate::fs::{self, Durability, FsError, Lock, remove_entry, try_lock};
 
 /// Name of the ownership marker at the store's root.
 pub const MARKER: &str = ".jev-preflight-store";

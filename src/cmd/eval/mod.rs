@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::config::{self, ConfigError, Frozen, HostEnv};
+use crate::fs::{FsError, PrivateTempDir, read_capped};
 use crate::git::attributes::Attributes;
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{self, PrivateStore, Snapshot};
@@ -30,7 +31,6 @@ use crate::pipeline::payload::{Outcome, SkipReason};
 use crate::pipeline::select::SelectError;
 use crate::scorer::threshold::{self, SetBy};
 use crate::scorer::{self, ScoreError, ScorerKind};
-use crate::state::fs::{FsError, PrivateTempDir, read_capped};
 
 /// Time a scorer may take for one `eval` (a repository's `timeoutMs` shortens it).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);

@@ -757,7 +757,7 @@ impl Runner<'_> {
     /// supported.)
     pub fn keep_baseline(&self) -> Result<(), GitError> {
         let (index, baseline) = (&self.dirs.index, &self.dirs.baseline);
-        crate::state::fs::remove_entry(baseline)?;
+        crate::fs::remove_entry(baseline)?;
         if std::fs::hard_link(index, baseline).is_ok() {
             return Ok(());
         }

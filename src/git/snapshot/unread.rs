@@ -13,8 +13,8 @@
 use std::path::Path;
 
 use super::{LeftOut, OversizedFile};
+use crate::fs::{self, Durability};
 use crate::git::GitError;
-use crate::state::fs::{self, Durability};
 
 const MAGIC: &[u8; 4] = b"JPU1";
 /// Largest list read back: the walk's bounds keep it far below this.
