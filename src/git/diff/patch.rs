@@ -14,7 +14,7 @@
 //! header, so the payload reads the same whichever tool wrote the patch.
 
 use crate::git::diff::{Change, Status};
-use crate::git::quote::c_quote;
+use crate::git::quote::{self, unquote};
 
 /// The prefixes the hook's own diffs use, and that every parsed section ends up with.
 const CANONICAL: (&[u8], &[u8]) = (b"a/", b"b/");
@@ -45,49 +45,6 @@ fn lines(bytes: &[u8]) -> Vec<&[u8]> {
 fn trim_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// Undoes git's C-style quoting of a path (`"a\tb"`, octal escapes); unquoted paths pass.
-pub(crate) fn unquote(raw: &[u8]) -> Vec<u8> {
-    let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
-        return raw.to_vec();
-    };
-    let mut out = Vec::with_capacity(inner.len());
-    let mut i = 0;
-    while i < inner.len() {
-        let b = inner[i];
-        if b != b'\\' || i + 1 == inner.len() {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        let e = inner[i + 1];
-        i += 2;
-        out.push(match e {
-            b'n' => b'\n',
-            b't' => b'\t',
-            b'r' => b'\r',
-            b'a' => 7,
-            b'b' => 8,
-            b'f' => 12,
-            b'v' => 11,
-            b'0'..=b'7' => {
-                let mut v = u32::from(e - b'0');
-                for _ in 0..2 {
-                    match inner.get(i) {
-                        Some(&d @ b'0'..=b'7') => {
-                            v = v * 8 + u32::from(d - b'0');
-                            i += 1;
-                        }
-                        _ => break,
-                    }
-                }
-                v as u8
-            }
-            other => other,
-        });
-    }
-    out
 }
 
 /// The path of a `---`/`+++` line: quoted or up to a tab (plain diff puts a date there);
@@ -184,7 +141,7 @@ fn path_line(tag: &[u8], path: Option<(&[u8], &[u8])>, eol: &[u8]) -> Vec<u8> {
     match path {
         None => line.extend_from_slice(b"/dev/null"),
         Some((prefix, name)) => {
-            line.extend_from_slice(&c_quote(&[prefix, name].concat()));
+            line.extend_from_slice(&quote::prefixed(prefix, name));
             if tag != b"diff --git " && name.contains(&b' ') {
                 line.push(b'\t');
             }
@@ -345,7 +302,7 @@ fn with_canonical_names(
         if i == 0 {
             let mut first = path_line(b"diff --git ", Some((a, old)), b"");
             first.push(b' ');
-            first.extend_from_slice(&c_quote(&[b, new].concat()));
+            first.extend_from_slice(&quote::prefixed(b, new));
             first.extend_from_slice(eol);
             out.extend_from_slice(&first);
         } else if header && !minus_done && line.starts_with(b"--- ") {

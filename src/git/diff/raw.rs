@@ -2,7 +2,7 @@
 
 use super::{Change, Status};
 use crate::git::GitError;
-use crate::git::quote::c_quote;
+use crate::git::quote;
 
 fn bad(detail: impl Into<String>) -> GitError {
     GitError::Parse {
@@ -156,14 +156,10 @@ fn number(digits: &[u8]) -> Result<u64, GitError> {
 
 /// The first line git writes for a file pair, quoted as git quotes it.
 fn expected_header(old: &[u8], new: &[u8]) -> Vec<u8> {
-    let mut a = b"a/".to_vec();
-    a.extend_from_slice(old);
-    let mut b = b"b/".to_vec();
-    b.extend_from_slice(new);
     let mut header = b"diff --git ".to_vec();
-    header.extend_from_slice(&c_quote(&a));
+    header.extend_from_slice(&quote::prefixed(b"a/", old));
     header.push(b' ');
-    header.extend_from_slice(&c_quote(&b));
+    header.extend_from_slice(&quote::prefixed(b"b/", new));
     header.push(b'\n');
     header
 }
