@@ -493,77 +493,115 @@ struct UserFile {
 
 /// Builds the user-level settings from the environment and the user config file.
 /// Precedence per setting: plugin option, then environment variable, then the file.
+/// Errors come in a fixed order: the file, then each setting as listed here.
 pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
     let user_path = env.user_config_path();
     let shown = user_path
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let file: UserFile = match &user_path {
-        None => UserFile::default(),
-        Some(path) => match read_bounded(path)? {
-            None => UserFile::default(),
-            Some(bytes) => {
-                let map = parse_object(&shown, &bytes)?;
-                if let Some((key, _)) = map.iter().find(|(_, v)| v.is_null()) {
-                    return Err(invalid(&shown, format!("`{key}`"), "must not be null"));
-                }
-                let mut de = serde_json::Deserializer::from_slice(&bytes);
-                let parsed =
-                    serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| {
-                        invalid(
-                            &shown,
-                            format!("line {} column {}", e.line(), e.column()),
-                            e.to_string(),
-                        )
-                    })?;
-                de.end()
-                    .map_err(|e| invalid(&shown, "end", e.to_string()))?;
-                parsed
-            }
-        },
-    };
+    let file = read_user_file(user_path.as_deref(), &shown)?;
+    let scorer: ScorerKind = enum_var(
+        env,
+        &[ev::PLUGIN_SCORER, ev::SCORER],
+        "`auto`, `jev`, `openai`, `command`, `local`",
+    )?
+    .unwrap_or_else(|| file.scorer.unwrap_or_default());
+    let mode = enum_var(
+        env,
+        &[ev::PLUGIN_MODE, ev::MODE],
+        "`assist`, `report`, `off`",
+    )?
+    .or(file.mode);
+    let threshold = threshold_setting(env, file.threshold, &shown)?;
+    let command = command_setting(env, &file.command, &shown)?;
+    let memory_days = match env.first(&[ev::MEMORY_DAYS]) {
+        Some((name, v)) => Some(env_int(name, v, MEMORY_DAYS_RANGE)?),
+        None => file
+            .memory_days
+            .map(|n| in_range(&shown, "`memoryDays`", n, MEMORY_DAYS_RANGE))
+            .transpose()?,
+    }
+    .map(|n| n as u32);
+    let budget = budget_settings(env, &file, &shown)?;
+    Ok(UserSettings {
+        scorer: scorer_settings(env, &file, scorer, command),
+        mode,
+        threshold,
+        memory_days,
+        budget,
+    })
+}
 
-    // The plugin option wins over the variable; an error names whichever was read.
-    let enum_var = |names: &[&'static str]| -> Option<(&'static str, Value)> {
-        env.first(names)
-            .map(|(name, v)| (name, Value::String(v.trim().to_ascii_lowercase())))
+/// The user config file at `path`, parsed strictly (no unknown key, no `null`); the defaults
+/// when there is no path or no file. `shown` is the path as errors name it.
+fn read_user_file(path: Option<&Path>, shown: &str) -> Result<UserFile, ConfigError> {
+    let Some(path) = path else {
+        return Ok(UserFile::default());
     };
-    let scorer = match enum_var(&[ev::PLUGIN_SCORER, ev::SCORER]) {
-        Some((name, v)) => serde_json::from_value(v.clone()).map_err(|_| {
-            env_invalid(
-                name,
-                format!("must be one of `auto`, `jev`, `openai`, `command`, `local`, not {v}"),
-            )
-        })?,
-        None => file.scorer.unwrap_or_default(),
+    let Some(bytes) = read_bounded(path)? else {
+        return Ok(UserFile::default());
     };
-    let mode = match enum_var(&[ev::PLUGIN_MODE, ev::MODE]) {
-        Some((name, v)) => Some(serde_json::from_value(v.clone()).map_err(|_| {
-            env_invalid(
-                name,
-                format!("must be one of `assist`, `report`, `off`, not {v}"),
-            )
-        })?),
-        None => file.mode,
+    let map = parse_object(shown, &bytes)?;
+    if let Some((key, _)) = map.iter().find(|(_, v)| v.is_null()) {
+        return Err(invalid(shown, format!("`{key}`"), "must not be null"));
+    }
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    let parsed = serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| {
+        invalid(
+            shown,
+            format!("line {} column {}", e.line(), e.column()),
+            e.to_string(),
+        )
+    })?;
+    de.end().map_err(|e| invalid(shown, "end", e.to_string()))?;
+    Ok(parsed)
+}
+
+/// A setting with named values from the first of `names` that is set (the plugin option wins
+/// over the variable), read case-blind; an error names whichever was read and lists `one_of`.
+fn enum_var<T: serde::de::DeserializeOwned>(
+    env: &HostEnv,
+    names: &[&'static str],
+    one_of: &str,
+) -> Result<Option<T>, ConfigError> {
+    let Some((name, v)) = env.first(names) else {
+        return Ok(None);
     };
-    let threshold = match env.first(&[ev::PLUGIN_THRESHOLD, ev::THRESHOLD]) {
+    let v = Value::String(v.trim().to_ascii_lowercase());
+    serde_json::from_value(v.clone())
+        .map(Some)
+        .map_err(|_| env_invalid(name, format!("must be one of {one_of}, not {v}")))
+}
+
+/// The single threshold: from the plugin option or variable, else the file; either must lie
+/// between 0 and 1.
+fn threshold_setting(
+    env: &HostEnv,
+    from_file: Option<f64>,
+    shown: &str,
+) -> Result<Option<f64>, ConfigError> {
+    match env.first(&[ev::PLUGIN_THRESHOLD, ev::THRESHOLD]) {
         Some((name, v)) => match v.trim().parse::<f64>() {
-            Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
-            _ => return Err(env_invalid(name, "must be a number between 0 and 1")),
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
+            _ => Err(env_invalid(name, "must be a number between 0 and 1")),
         },
-        None => match file.threshold {
+        None => match from_file {
             Some(x) if !(0.0..=1.0).contains(&x) => {
-                return Err(invalid(&shown, "`threshold`", "must be between 0 and 1"));
+                Err(invalid(shown, "`threshold`", "must be between 0 and 1"))
             }
-            other => other,
+            other => Ok(other),
         },
-    };
-    let string = |names: &[&'static str], fallback: &Option<String>| {
-        env.first(names)
-            .map(|(_, v)| v.trim().to_owned())
-            .or_else(|| fallback.clone())
-    };
+    }
+}
+
+/// The `command` scorer's argv: a JSON array from the variable, else the file's; either must
+/// name a program (no shell is ever involved).
+fn command_setting(
+    env: &HostEnv,
+    from_file: &Option<Vec<String>>,
+    shown: &str,
+) -> Result<Option<Vec<String>>, ConfigError> {
     let command = match env.get(ev::COMMAND) {
         Some(raw) => {
             let argv = serde_json::from_str::<Vec<String>>(raw).map_err(|_| {
@@ -577,20 +615,27 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
             }
             Some(argv)
         }
-        None => file.command.clone(),
+        None => from_file.clone(),
     };
     if matches!(&command, Some(argv) if argv.is_empty()) {
-        return Err(invalid(&shown, "`command`", "must name a program"));
+        return Err(invalid(shown, "`command`", "must name a program"));
     }
-    let memory_days = match env.first(&[ev::MEMORY_DAYS]) {
-        Some((name, v)) => Some(env_int(name, v, MEMORY_DAYS_RANGE)?),
-        None => file
-            .memory_days
-            .map(|n| in_range(&shown, "`memoryDays`", n, MEMORY_DAYS_RANGE))
-            .transpose()?,
-    }
-    .map(|n| n as u32);
-    let budget = budget_settings(env, &file, &shown)?;
+    Ok(command)
+}
+
+/// Where each scorer sends and with what: URLs, models and keys, each from its plugin option
+/// or variable, else the file. The OpenAI key is read from the variable the settings name.
+fn scorer_settings(
+    env: &HostEnv,
+    file: &UserFile,
+    kind: ScorerKind,
+    command: Option<Vec<String>>,
+) -> ScorerSettings {
+    let string = |names: &[&'static str], fallback: &Option<String>| {
+        env.first(names)
+            .map(|(_, v)| v.trim().to_owned())
+            .or_else(|| fallback.clone())
+    };
     let openai_key_var = env
         .get(ev::OPENAI_API_KEY_ENV)
         .map(str::to_owned)
@@ -600,30 +645,24 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
         .get(ev::PLUGIN_OPENAI_API_KEY)
         .or_else(|| env.get(&openai_key_var))
         .and_then(ApiKey::new);
-    Ok(UserSettings {
-        scorer: ScorerSettings {
-            kind: scorer,
-            jev_url: string(&[ev::JEV_URL], &file.jev_url),
-            jev_model: string(&[ev::PLUGIN_JEV_MODEL, ev::JEV_MODEL], &file.jev_model),
-            typesafe_key: env
-                .first(&[ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY])
-                .and_then(|(_, v)| ApiKey::new(v)),
-            openai_base_url: string(
-                &[ev::PLUGIN_OPENAI_BASE_URL, ev::OPENAI_BASE_URL],
-                &file.openai_base_url,
-            ),
-            openai_model: string(
-                &[ev::PLUGIN_OPENAI_MODEL, ev::OPENAI_MODEL],
-                &file.openai_model,
-            ),
-            openai_key,
-            command,
-        },
-        mode,
-        threshold,
-        memory_days,
-        budget,
-    })
+    ScorerSettings {
+        kind,
+        jev_url: string(&[ev::JEV_URL], &file.jev_url),
+        jev_model: string(&[ev::PLUGIN_JEV_MODEL, ev::JEV_MODEL], &file.jev_model),
+        typesafe_key: env
+            .first(&[ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY])
+            .and_then(|(_, v)| ApiKey::new(v)),
+        openai_base_url: string(
+            &[ev::PLUGIN_OPENAI_BASE_URL, ev::OPENAI_BASE_URL],
+            &file.openai_base_url,
+        ),
+        openai_model: string(
+            &[ev::PLUGIN_OPENAI_MODEL, ev::OPENAI_MODEL],
+            &file.openai_model,
+        ),
+        openai_key,
+        command,
+    }
 }
 
 /// The most remote requests a limit may allow (per session or per day), and tokens per day.
