@@ -154,7 +154,8 @@ impl ConfigError {
                 location,
                 ..
             } => format!(
-                "change the plugin's {location} option (`/plugin`, jev-preflight, configure), or clear it"
+                "change the plugin's {location} option (`/plugin`, jev-preflight, configure), or \
+                    clear it"
             ),
             ConfigError::File(e) => {
                 let path = match e {
@@ -422,7 +423,8 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
                         | "key"
                         | "model"
                 ) {
-                    " (endpoints, commands, scorers and keys are user settings, never repository settings)"
+                    " (endpoints, commands, scorers and keys are user settings, never repository \
+                        settings)"
                 } else {
                     ""
                 };
@@ -902,7 +904,10 @@ mod tests {
     }
 
     /// The configuration the original jev-preflight documents, verbatim.
-    const ORIGINAL_EXAMPLE: &str = r#"{"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "exclude": ["dist/**", "vendor/**"]}"#;
+    const ORIGINAL_EXAMPLE: &str = concat!(
+        r#"{"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "#,
+        r#""exclude": ["dist/**", "vendor/**"]}"#
+    );
 
     #[test]
     fn the_original_example_config_is_accepted_with_its_meaning() {
@@ -1068,7 +1073,10 @@ mod tests {
         std::fs::create_dir_all(&cfg).unwrap();
         std::fs::write(
             cfg.join("config.json"),
-            r#"{"scorer":"openai","openaiBaseUrl":"http://127.0.0.1:1/v1","openaiApiKeyEnv":"MY_KEY","jevModel":"m1"}"#,
+            concat!(
+                r#"{"scorer":"openai","openaiBaseUrl":"http://127.0.0.1:1/v1","#,
+                r#""openaiApiKeyEnv":"MY_KEY","jevModel":"m1"}"#
+            ),
         )
         .unwrap();
         let xdg = dir.path().to_str().unwrap();
@@ -1138,7 +1146,10 @@ mod tests {
         std::fs::create_dir_all(&cfg).unwrap();
         std::fs::write(
             cfg.join("config.json"),
-            r#"{"memoryDays":3,"remoteMaxPerSession":5,"remoteMaxPerDay":9,"remoteMaxTokensPerDay":1000,"overBudget":"skip"}"#,
+            concat!(
+                r#"{"memoryDays":3,"remoteMaxPerSession":5,"remoteMaxPerDay":9,"#,
+                r#""remoteMaxTokensPerDay":1000,"overBudget":"skip"}"#
+            ),
         )
         .unwrap();
         let xdg = dir.path().to_str().unwrap();

@@ -553,7 +553,8 @@ impl PromptStore {
     /// Whether anything sits where the snapshot dir goes: a prompt without one holds no
     /// content (it finished, continued, or never got as far as a snapshot).
     pub fn may_hold_content(&self) -> bool {
-        !matches!(std::fs::symlink_metadata(self.snapshot_dir()), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+        let found = std::fs::symlink_metadata(self.snapshot_dir());
+        !matches!(found, Err(e) if e.kind() == std::io::ErrorKind::NotFound)
     }
 
     /// Creates the directory (and the snapshot dir) and takes its lock without waiting.

@@ -157,25 +157,67 @@ impl EvalError {
     /// The next step for the user, printed on a `hint:` line.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            EvalError::NotARepo(_) => "run `jev-preflight eval` inside a repository, or score a diff with `jev-preflight eval --patch <file>` (`-` reads stdin)".into(),
-            EvalError::Bare(_) => "run it in a clone with a working tree, or pass a range such as `main...HEAD`".into(),
-            EvalError::NoCommits => "commit once (`git commit`), or score a diff with `jev-preflight eval --patch <file>`".into(),
-            EvalError::BadRevision(rev) => format!("check the name with `git rev-parse --verify {rev}`; ranges look like `main...HEAD` or `HEAD~3..HEAD`"),
-            EvalError::NoMergeBase(..) => "use a two-dot range `A..B` to compare the two trees directly".into(),
-            EvalError::PatchRead { .. } => "check the path, or pipe the diff in with `--patch -`".into(),
-            EvalError::PatchTooLarge { .. } => "score a smaller range or a part of the patch".into(),
-            EvalError::NotADiff { .. } => "pass the output of `git diff`, `git format-patch` or `diff -u`".into(),
-            EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight doctor` checks every config), or see `jev-preflight init` for a valid starter".into(),
-            EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular file".into(),
+            EvalError::NotARepo(_) => "run `jev-preflight eval` inside a repository, or score a \
+                diff with `jev-preflight eval --patch <file>` (`-` reads stdin)"
+                .into(),
+            EvalError::Bare(_) => "run it in a clone with a working tree, or pass a range such as \
+                `main...HEAD`"
+                .into(),
+            EvalError::NoCommits => "commit once (`git commit`), or score a diff with \
+                `jev-preflight eval --patch <file>`"
+                .into(),
+            EvalError::BadRevision(rev) => format!(
+                "check the name with `git rev-parse --verify \
+                {rev}`; ranges look like `main...HEAD` or `HEAD~3..HEAD`"
+            ),
+            EvalError::NoMergeBase(..) => "use a two-dot range `A..B` to compare the two trees \
+                directly"
+                .into(),
+            EvalError::PatchRead { .. } => "check the path, or pipe the diff in with `--patch \
+                -`"
+            .into(),
+            EvalError::PatchTooLarge { .. } => "score a smaller range or a part of the \
+                patch"
+                .into(),
+            EvalError::NotADiff { .. } => "pass the output of `git diff`, `git format-patch` or \
+                `diff -u`"
+                .into(),
+            EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight \
+                doctor` checks every config), or see `jev-preflight init` for a valid \
+                starter"
+                .into(),
+            EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular \
+                file"
+                .into(),
             EvalError::Exclude(_) => "fix the glob in `.jev-preflight.json`".into(),
-            EvalError::Git(GitError::TooManyFiles { .. }) => "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`, or score a range such as `HEAD~1..HEAD`".into(),
-            EvalError::Git(_) => "run `jev-preflight doctor` to check git and the repository".into(),
-            EvalError::Score { source: ScoreError::MissingKey { scorer }, .. } => match *scorer {
-                "openai" => "set `OPENAI_API_KEY` (or the variable `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`".into(),
-                _ => "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option), or use `--scorer local`, which needs no key".into(),
+            EvalError::Git(GitError::TooManyFiles { .. }) => "add generated or dependency folders \
+                to `.gitignore`, or to `exclude` in `.jev-preflight.json`, or score a range such \
+                as `HEAD~1..HEAD`"
+                .into(),
+            EvalError::Git(_) => "run `jev-preflight doctor` to check git and the \
+                repository"
+                .into(),
+            EvalError::Score {
+                source: ScoreError::MissingKey { scorer },
+                ..
+            } => match *scorer {
+                "openai" => "set `OPENAI_API_KEY` (or the variable \
+                    `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`"
+                    .into(),
+                _ => "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option), or use \
+                    `--scorer local`, which needs no key"
+                    .into(),
             },
-            EvalError::Score { source: ScoreError::Config { .. }, .. } => "check the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables (`jev-preflight doctor` shows them)".into(),
-            EvalError::Score { .. } => "try again, or use `--scorer local`, which runs offline".into(),
+            EvalError::Score {
+                source: ScoreError::Config { .. },
+                ..
+            } => "check the scorer \
+                settings in the user config file or the `JEV_PREFLIGHT_*` variables \
+                (`jev-preflight doctor` shows them)"
+                .into(),
+            EvalError::Score { .. } => "try again, or use `--scorer local`, which runs \
+                offline"
+                .into(),
             EvalError::Temp(_) => "check that the temp dir (`TMPDIR`) is writable".into(),
         })
     }

@@ -13,9 +13,9 @@
 //! | `model` | string or null | the model the scorer reports |
 //! | `thresholds` | object | axis id → the threshold in force |
 //! | `threshold_note` | string | who chose the thresholds and their values, in words |
-//! | `scores` | object | axis id → number in \[0, 1\], all 8 axes when `status` is `scored`, else empty |
-//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 (empty unless scored) |
-//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer (empty unless scored) |
+//! | `scores` | object | axis id → number in \[0, 1\]; all 8 axes if `scored`, else empty |
+//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 |
+//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer |
 //! | `files` | array | redacted paths in the payload, sorted |
 //! | `omitted` | array | paths left out of a partial payload for size |
 //! | `partial` | bool | the payload leaves files out |
@@ -27,10 +27,11 @@
 //! | `payload` | string | the exact canonical JSON that would be sent (only with `--dry-run`) |
 //! | `fail_on` | number or null | the `--fail-on` threshold |
 //! | `failed` | array | axis ids at or above `--fail-on` (exit code 1 when non-empty) |
-//! | `warnings` | array | `{message, hint}` problems that did not stop the evaluation (also on stderr) |
+//! | `warnings` | array | `{message, hint}` problems that did not stop `eval` (also on stderr) |
 //!
-//! Scores and thresholds are rounded to [`crate::scorer::threshold::DECIMALS`] places in
-//! every format; selection compares the unrounded values.
+//! `selected` and `evidence` are empty unless `status` is `scored`. Scores and thresholds are
+//! rounded to [`crate::scorer::threshold::DECIMALS`] places in every format; selection
+//! compares the unrounded values.
 
 use std::fmt::Write as _;
 
@@ -197,7 +198,8 @@ pub fn table(report: &Report) -> String {
         EvalResult::TooLarge { bytes, max_bytes } => {
             let _ = writeln!(
                 t,
-                "not scored: the payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes}), and no whole file fits a partial payload (or `oversize` is `skip`)"
+                "not scored: the payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes}), and \
+                    no whole file fits a partial payload (or `oversize` is `skip`)"
             );
         }
         EvalResult::Payload { payload, scored } => {
@@ -514,7 +516,8 @@ pub fn sarif(report: &Report) -> Value {
                 "shortDescription": {"text": a.question},
                 "fullDescription": {"text": format!("{} Yes: {} No: {}", a.question, a.yes, a.no)},
                 "help": {"text": format!(
-                    "{} A score is a priority for where to look, not proof of a defect: inspect the change, the code around it and its tests.",
+                    "{} A score is a priority for where to look, not proof of a defect: inspect \
+                        the change, the code around it and its tests.",
                     a.question
                 )},
                 "defaultConfiguration": {"level": "warning"},
@@ -556,11 +559,15 @@ pub fn sarif(report: &Report) -> Value {
                 "level": level,
                 "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
                 "message": {"text": format!(
-                    "{} (score {}, threshold {}). Worth a second look; scores are priorities, not proof of a defect.",
+                    "{} (score {}, threshold {}). Worth a second look; scores are priorities, not \
+                        proof of a defect.",
                     axes()[i].question, number(s.values[i]), number(report.thresholds[i])
                 )},
                 "locations": locations,
-                "properties": {"score": rounded(s.values[i]), "threshold": rounded(report.thresholds[i])},
+                "properties": {
+                    "score": rounded(s.values[i]),
+                    "threshold": rounded(report.thresholds[i]),
+                },
             }));
         }
     }
@@ -574,7 +581,9 @@ pub fn sarif(report: &Report) -> Value {
                 "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,
             }},
-            "originalUriBaseIds": {"SRCROOT": {"description": {"text": "The repository's top level"}}},
+            "originalUriBaseIds": {
+                "SRCROOT": {"description": {"text": "The repository's top level"}},
+            },
             "results": results,
             "properties": {
                 "source": report.source,

@@ -225,7 +225,8 @@ impl InstallError {
                     .to_owned(),
             ),
             InstallError::NotOurs { path } => Some(format!(
-                "move `{}` away if it is an older copy of the jev-preflight plugin, then run this again",
+                "move `{}` away if it is an older copy of the jev-preflight plugin, then run this \
+                    again",
                 path.display()
             )),
             InstallError::Read { .. } | InstallError::Write { .. } => {
@@ -241,7 +242,8 @@ impl InstallError {
                     path.display()
                 ),
                 EditError::Shape { .. } => format!(
-                    "`{}` does not have the shape the host expects; fix that entry, then run this again",
+                    "`{}` does not have the shape the host expects; fix that entry, then run this \
+                        again",
                     path.display()
                 ),
             }),
@@ -940,7 +942,10 @@ mod tests {
             ),
             (
                 Command::Exec,
-                r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","args":["hook"],"timeout":1}"#,
+                concat!(
+                    r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","#,
+                    r#""args":["hook"],"timeout":1}"#
+                ),
                 true,
             ),
             (
@@ -980,7 +985,10 @@ mod tests {
             ),
             (
                 Command::NamedShell,
-                r#"{"type":"command","name":"jev-preflight","command":"/x/jev-preflight hook","timeout":60000}"#,
+                concat!(
+                    r#"{"type":"command","name":"jev-preflight","#,
+                    r#""command":"/x/jev-preflight hook","timeout":60000}"#
+                ),
                 true,
             ),
             (

@@ -480,7 +480,10 @@ mod tests {
 
     #[test]
     fn git_sections_keep_their_bytes_and_status() {
-        let text = "From 1 Mon\nSubject: x\n\n---\n a | 1 +\n\ndiff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n";
+        let text = "From 1 Mon\nSubject: x\n\n---\n a | 1 +\n\ndiff --git a/src/a.rs b/src/a.rs\n\
+            index 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git \
+            a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 \
+            @@\n+n\n";
         let all = parse(text.as_bytes()).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].path, b"new.txt");
@@ -513,14 +516,16 @@ mod tests {
                 false,
             ),
             (
-                "diff --git a/gone b/gone\ndeleted file mode 100644\n--- a/gone\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+                "diff --git a/gone b/gone\ndeleted file mode 100644\n--- a/gone\n+++ /dev/null\n@@ \
+                    -1 +0,0 @@\n-x\n",
                 "gone",
                 None,
                 Status::Deleted,
                 false,
             ),
             (
-                "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and b/img.png differ\n",
+                "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and \
+                    b/img.png differ\n",
                 "img.png",
                 None,
                 Status::Modified,
@@ -541,7 +546,8 @@ mod tests {
                 false,
             ),
             (
-                "diff --git \"a/tab\\there\" \"b/tab\\there\"\n--- \"a/tab\\there\"\n+++ \"b/tab\\there\"\n@@ -1 +1 @@\n-a\n+b\n",
+                "diff --git \"a/tab\\there\" \"b/tab\\there\"\n--- \"a/tab\\there\"\n+++ \
+                    \"b/tab\\there\"\n@@ -1 +1 @@\n-a\n+b\n",
                 "tab\there",
                 None,
                 Status::Modified,
@@ -566,7 +572,8 @@ mod tests {
 
     #[test]
     fn plain_diffs_get_git_headers() {
-        let text = "--- old/app.py\t2026-01-01 00:00:00\n+++ new/app.py\t2026-01-02 00:00:00\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/added.py\n@@ -0,0 +1 @@\n+c\n";
+        let text = "--- old/app.py\t2026-01-01 00:00:00\n+++ new/app.py\t2026-01-02 00:00:00\n@@ \
+            -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/added.py\n@@ -0,0 +1 @@\n+c\n";
         let all = parse(text.as_bytes()).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].path, b"added.py");
@@ -620,7 +627,9 @@ mod tests {
     #[test]
     fn a_section_without_names_takes_the_patch_prefixes() {
         // A mode change shows no `---`/`+++` names; the other section shows the prefixes.
-        let text = "diff --git left/src/a.rs right/src/a.rs\n--- left/src/a.rs\n+++ right/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git left/run me.sh right/run me.sh\nold mode 100644\nnew mode 100755\n";
+        let text = "diff --git left/src/a.rs right/src/a.rs\n--- left/src/a.rs\n+++ \
+            right/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git left/run me.sh right/run me.sh\nold \
+            mode 100644\nnew mode 100755\n";
         let all = parse(text.as_bytes()).unwrap();
         assert_eq!(all[0].path, b"run me.sh");
         assert_eq!(
@@ -629,7 +638,8 @@ mod tests {
         );
         assert_eq!(
             String::from_utf8_lossy(&all[1].patch),
-            "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\n"
+            "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n\
+                +y\n"
         );
     }
 

@@ -226,7 +226,8 @@ mod tests {
 
     #[test]
     fn counts_hunk_lines_only() {
-        let s = b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-- a\n+++ b\n c\n";
+        let s = b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-- a\n\
+            +++ b\n c\n";
         assert_eq!(count(s), (false, 1, 1));
     }
 
@@ -246,7 +247,9 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+        fn arbitrary_output_never_panics(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)
+        ) {
             let _ = parse(&bytes);
         }
     }

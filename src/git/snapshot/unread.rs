@@ -7,8 +7,9 @@
 //! files lists 20,000 of them, which the state file (read whole on every event) should not
 //! carry. Layout: the magic `JPU1`, then per file its path's length (`u32`, little-endian),
 //! the path, its size and modification time in nanoseconds (`u64` each) and one byte of flags
-//! (1: the private index tracked it; 2: it was gone). Written atomically, read without following a symlink
-//! and within a cap; anything unexpected is an error (the Stop then fails open).
+//! (1: the private index tracked it; 2: it was gone). Written atomically, read without
+//! following a symlink and within a cap; anything unexpected is an error (the Stop then fails
+//! open).
 
 use std::path::Path;
 

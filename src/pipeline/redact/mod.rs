@@ -1176,7 +1176,9 @@ mod rule_tests {
             let mut text = Vec::new();
             for (piece, byte, upper) in pieces {
                 match redactor.words.get(piece) {
-                    Some(word) if upper => text.extend(word.bytes().map(|b| b.to_ascii_uppercase())),
+                    Some(word) if upper => {
+                        text.extend(word.bytes().map(|b| b.to_ascii_uppercase()))
+                    }
                     Some(word) => text.extend_from_slice(word.as_bytes()),
                     None if piece % 3 == 0 => text.push(b'\n'),
                     None => text.push(byte),
