@@ -346,62 +346,12 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
                 cfg.threshold = Some(want_probability(file, key, v)?)
             }
             "timeoutMs" => cfg.timeout_ms = Some(want_int(file, key, v, TIMEOUT_MS_RANGE)?),
-            "thresholds" => {
-                let Value::Object(per) = v else {
-                    return Err(invalid(
-                        file,
-                        "`thresholds`",
-                        format!(
-                            "must be an object of axis id to number, not {}",
-                            type_name(v)
-                        ),
-                    ));
-                };
-                for (axis, t) in per {
-                    let loc = format!("thresholds.{axis}");
-                    if !AXIS_IDS.contains(&axis.as_str()) {
-                        return Err(invalid(
-                            file,
-                            format!("`{loc}`"),
-                            format!("unknown axis; axes are {}", AXIS_IDS.join(", ")),
-                        ));
-                    }
-                    cfg.thresholds
-                        .insert(axis.clone(), want_probability(file, &loc, t)?);
-                }
-            }
+            "thresholds" => cfg.thresholds = want_thresholds(file, v)?,
             "maxDiffBytes" => {
                 cfg.max_diff_bytes = Some(want_int(file, key, v, MAX_DIFF_BYTES_RANGE)?)
             }
             "oversize" => cfg.oversize = Some(want_enum(file, key, v, "`partial`, `skip`")?),
-            "exclude" => {
-                let Value::Array(items) = v else {
-                    return Err(invalid(
-                        file,
-                        "`exclude`",
-                        format!("must be an array of glob strings, not {}", type_name(v)),
-                    ));
-                };
-                if items.len() > MAX_EXCLUDES {
-                    return Err(invalid(
-                        file,
-                        "`exclude`",
-                        format!("has more than {MAX_EXCLUDES} globs"),
-                    ));
-                }
-                for (i, item) in items.iter().enumerate() {
-                    let loc = format!("exclude[{i}]");
-                    let glob = want_str(file, &loc, item)?;
-                    globset::Glob::new(glob).map_err(|e| {
-                        invalid(
-                            file,
-                            format!("`{loc}`"),
-                            format!("invalid glob `{glob}`: {}", e.kind()),
-                        )
-                    })?;
-                    cfg.exclude.push(glob.to_owned());
-                }
-            }
+            "exclude" => cfg.exclude = want_globs(file, v)?,
             "untrackedMaxBytes" => {
                 cfg.untracked_max_bytes = Some(want_int(file, key, v, UNTRACKED_MAX_BYTES_RANGE)?)
             }
@@ -411,32 +361,87 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
             "memoryDays" => {
                 cfg.memory_days = Some(want_int(file, key, v, MEMORY_DAYS_RANGE)? as u32)
             }
-            other => {
-                let hint = if matches!(
-                    other.to_ascii_lowercase().as_str(),
-                    "url"
-                        | "endpoint"
-                        | "jevurl"
-                        | "scorer"
-                        | "command"
-                        | "apikey"
-                        | "key"
-                        | "model"
-                ) {
-                    " (endpoints, commands, scorers and keys are user settings, never repository \
-                        settings)"
-                } else {
-                    ""
-                };
-                return Err(invalid(
-                    file,
-                    format!("`{other}`"),
-                    format!("unknown key{hint}"),
-                ));
-            }
+            other => return Err(unknown_repo_key(other)),
         }
     }
     Ok(cfg)
+}
+
+/// The per-axis `thresholds` object: known axis ids only, each a probability.
+fn want_thresholds(file: &str, v: &Value) -> Result<BTreeMap<String, f64>, ConfigError> {
+    let Value::Object(per) = v else {
+        return Err(invalid(
+            file,
+            "`thresholds`",
+            format!(
+                "must be an object of axis id to number, not {}",
+                type_name(v)
+            ),
+        ));
+    };
+    let mut thresholds = BTreeMap::new();
+    for (axis, t) in per {
+        let loc = format!("thresholds.{axis}");
+        if !AXIS_IDS.contains(&axis.as_str()) {
+            return Err(invalid(
+                file,
+                format!("`{loc}`"),
+                format!("unknown axis; axes are {}", AXIS_IDS.join(", ")),
+            ));
+        }
+        thresholds.insert(axis.clone(), want_probability(file, &loc, t)?);
+    }
+    Ok(thresholds)
+}
+
+/// The `exclude` array: at most [`MAX_EXCLUDES`] strings, each a valid glob.
+fn want_globs(file: &str, v: &Value) -> Result<Vec<String>, ConfigError> {
+    let Value::Array(items) = v else {
+        return Err(invalid(
+            file,
+            "`exclude`",
+            format!("must be an array of glob strings, not {}", type_name(v)),
+        ));
+    };
+    if items.len() > MAX_EXCLUDES {
+        return Err(invalid(
+            file,
+            "`exclude`",
+            format!("has more than {MAX_EXCLUDES} globs"),
+        ));
+    }
+    let mut globs = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let loc = format!("exclude[{i}]");
+        let glob = want_str(file, &loc, item)?;
+        globset::Glob::new(glob).map_err(|e| {
+            invalid(
+                file,
+                format!("`{loc}`"),
+                format!("invalid glob `{glob}`: {}", e.kind()),
+            )
+        })?;
+        globs.push(glob.to_owned());
+    }
+    Ok(globs)
+}
+
+/// The error for a key the repository file does not know; a user-level setting gets a hint
+/// that a repository can never choose where data goes or what runs.
+fn unknown_repo_key(key: &str) -> ConfigError {
+    let hint = if matches!(
+        key.to_ascii_lowercase().as_str(),
+        "url" | "endpoint" | "jevurl" | "scorer" | "command" | "apikey" | "key" | "model"
+    ) {
+        " (endpoints, commands, scorers and keys are user settings, never repository settings)"
+    } else {
+        ""
+    };
+    invalid(
+        REPO_CONFIG_FILE,
+        format!("`{key}`"),
+        format!("unknown key{hint}"),
+    )
 }
 
 /// Reads `path` without following a symlink at its last component, at most `CONFIG_MAX_BYTES`.
