@@ -45,55 +45,8 @@ pub fn parse(out: &[u8]) -> Result<Vec<Change>, GitError> {
         return Ok(Vec::new());
     }
     let mut cur = Cursor { buf: out, pos: 0 };
-    let mut raws = Vec::new();
-    while cur.peek() == Some(b':') {
-        let meta = cur.field()?;
-        let letter = meta
-            .rsplit(|&b| b == b' ')
-            .next()
-            .and_then(|s| s.first())
-            .copied()
-            .ok_or_else(|| bad("raw record without a status"))?;
-        let status = match letter {
-            b'A' => Status::Added,
-            b'M' => Status::Modified,
-            b'D' => Status::Deleted,
-            b'R' => Status::Renamed,
-            b'C' => Status::Copied,
-            b'T' => Status::TypeChanged,
-            other => return Err(bad(format!("unexpected status `{}`", other as char))),
-        };
-        let first = cur.field()?.to_vec();
-        let (old, path) = if matches!(status, Status::Renamed | Status::Copied) {
-            (Some(first), cur.field()?.to_vec())
-        } else {
-            (None, first)
-        };
-        raws.push(Raw { status, old, path });
-    }
-
-    let mut numstat = Vec::with_capacity(raws.len());
-    for raw in &raws {
-        let rec = cur.field()?;
-        let mut parts = rec.splitn(3, |&b| b == b'\t');
-        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad("malformed numstat record"));
-        };
-        let (old, new) = if path.is_empty() {
-            (Some(cur.field()?), cur.field()?)
-        } else {
-            (None, path)
-        };
-        if new != raw.path.as_slice() || old != raw.old.as_deref() {
-            return Err(bad("numstat and name-status disagree on paths"));
-        }
-        let counts = match (added, deleted) {
-            (b"-", b"-") => None,
-            (a, d) => Some((number(a)?, number(d)?)),
-        };
-        numstat.push(counts);
-    }
+    let raws = name_status(&mut cur)?;
+    let numstat = numstat(&mut cur, &raws)?;
     if cur.pos < out.len() && cur.field()? != b"" {
         return Err(bad("no separator before the patch"));
     }
@@ -145,6 +98,66 @@ pub fn parse(out: &[u8]) -> Result<Vec<Change>, GitError> {
         return Err(bad("patch has sections that match no changed path"));
     }
     Ok(changes)
+}
+
+/// The name-status view: one record per changed path, with its status letter and, for a
+/// rename or copy, its old path.
+fn name_status(cur: &mut Cursor<'_>) -> Result<Vec<Raw>, GitError> {
+    let mut raws = Vec::new();
+    while cur.peek() == Some(b':') {
+        let meta = cur.field()?;
+        let letter = meta
+            .rsplit(|&b| b == b' ')
+            .next()
+            .and_then(|s| s.first())
+            .copied()
+            .ok_or_else(|| bad("raw record without a status"))?;
+        let status = match letter {
+            b'A' => Status::Added,
+            b'M' => Status::Modified,
+            b'D' => Status::Deleted,
+            b'R' => Status::Renamed,
+            b'C' => Status::Copied,
+            b'T' => Status::TypeChanged,
+            other => return Err(bad(format!("unexpected status `{}`", other as char))),
+        };
+        let first = cur.field()?.to_vec();
+        let (old, path) = if matches!(status, Status::Renamed | Status::Copied) {
+            (Some(first), cur.field()?.to_vec())
+        } else {
+            (None, first)
+        };
+        raws.push(Raw { status, old, path });
+    }
+    Ok(raws)
+}
+
+/// The numstat view: per record of `raws`, in the same order and naming the same paths, the
+/// added and deleted line counts (`None` for a binary file).
+fn numstat(cur: &mut Cursor<'_>, raws: &[Raw]) -> Result<Vec<Option<(u64, u64)>>, GitError> {
+    let mut numstat = Vec::with_capacity(raws.len());
+    for raw in raws {
+        let rec = cur.field()?;
+        let mut parts = rec.splitn(3, |&b| b == b'\t');
+        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad("malformed numstat record"));
+        };
+        let (old, new) = if path.is_empty() {
+            (Some(cur.field()?), cur.field()?)
+        } else {
+            (None, path)
+        };
+        if new != raw.path.as_slice() || old != raw.old.as_deref() {
+            return Err(bad("numstat and name-status disagree on paths"));
+        }
+        let counts = match (added, deleted) {
+            (b"-", b"-") => None,
+            (a, d) => Some((number(a)?, number(d)?)),
+        };
+        numstat.push(counts);
+    }
+    Ok(numstat)
 }
 
 fn number(digits: &[u8]) -> Result<u64, GitError> {
