@@ -15,13 +15,13 @@ use serde_json::{Map, Value};
 use crate::digest::hex_sha256;
 pub use crate::env::HostEnv;
 use crate::env::vars as ev;
+use crate::fs::FsError;
 use crate::git::snapshot::{DEFAULT_UNTRACKED_CAP, SnapshotOptions};
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS, DEFAULT_THRESHOLD, Thresholds};
 use crate::pipeline::payload::{DEFAULT_MAX_DIFF_BYTES, Oversize, SizePolicy};
 use crate::scorer::secret::ApiKey;
 use crate::scorer::{ScorerKind, ScorerSettings};
 use crate::state::budget::{Budget, OverBudget};
-use crate::state::fs::FsError;
 
 /// Name of the repository config file at the repository's top level.
 pub const REPO_CONFIG_FILE: &str = ".jev-preflight.json";
@@ -154,7 +154,8 @@ impl ConfigError {
                 location,
                 ..
             } => format!(
-                "change the plugin's {location} option (`/plugin`, jev-preflight, configure), or clear it"
+                "change the plugin's {location} option (`/plugin`, jev-preflight, configure), or \
+                    clear it"
             ),
             ConfigError::File(e) => {
                 let path = match e {
@@ -345,62 +346,12 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
                 cfg.threshold = Some(want_probability(file, key, v)?)
             }
             "timeoutMs" => cfg.timeout_ms = Some(want_int(file, key, v, TIMEOUT_MS_RANGE)?),
-            "thresholds" => {
-                let Value::Object(per) = v else {
-                    return Err(invalid(
-                        file,
-                        "`thresholds`",
-                        format!(
-                            "must be an object of axis id to number, not {}",
-                            type_name(v)
-                        ),
-                    ));
-                };
-                for (axis, t) in per {
-                    let loc = format!("thresholds.{axis}");
-                    if !AXIS_IDS.contains(&axis.as_str()) {
-                        return Err(invalid(
-                            file,
-                            format!("`{loc}`"),
-                            format!("unknown axis; axes are {}", AXIS_IDS.join(", ")),
-                        ));
-                    }
-                    cfg.thresholds
-                        .insert(axis.clone(), want_probability(file, &loc, t)?);
-                }
-            }
+            "thresholds" => cfg.thresholds = want_thresholds(file, v)?,
             "maxDiffBytes" => {
                 cfg.max_diff_bytes = Some(want_int(file, key, v, MAX_DIFF_BYTES_RANGE)?)
             }
             "oversize" => cfg.oversize = Some(want_enum(file, key, v, "`partial`, `skip`")?),
-            "exclude" => {
-                let Value::Array(items) = v else {
-                    return Err(invalid(
-                        file,
-                        "`exclude`",
-                        format!("must be an array of glob strings, not {}", type_name(v)),
-                    ));
-                };
-                if items.len() > MAX_EXCLUDES {
-                    return Err(invalid(
-                        file,
-                        "`exclude`",
-                        format!("has more than {MAX_EXCLUDES} globs"),
-                    ));
-                }
-                for (i, item) in items.iter().enumerate() {
-                    let loc = format!("exclude[{i}]");
-                    let glob = want_str(file, &loc, item)?;
-                    globset::Glob::new(glob).map_err(|e| {
-                        invalid(
-                            file,
-                            format!("`{loc}`"),
-                            format!("invalid glob `{glob}`: {}", e.kind()),
-                        )
-                    })?;
-                    cfg.exclude.push(glob.to_owned());
-                }
-            }
+            "exclude" => cfg.exclude = want_globs(file, v)?,
             "untrackedMaxBytes" => {
                 cfg.untracked_max_bytes = Some(want_int(file, key, v, UNTRACKED_MAX_BYTES_RANGE)?)
             }
@@ -410,37 +361,93 @@ pub fn parse_repo_config(bytes: &[u8]) -> Result<RepoConfig, ConfigError> {
             "memoryDays" => {
                 cfg.memory_days = Some(want_int(file, key, v, MEMORY_DAYS_RANGE)? as u32)
             }
-            other => {
-                let hint = if matches!(
-                    other.to_ascii_lowercase().as_str(),
-                    "url"
-                        | "endpoint"
-                        | "jevurl"
-                        | "scorer"
-                        | "command"
-                        | "apikey"
-                        | "key"
-                        | "model"
-                ) {
-                    " (endpoints, commands, scorers and keys are user settings, never repository settings)"
-                } else {
-                    ""
-                };
-                return Err(invalid(
-                    file,
-                    format!("`{other}`"),
-                    format!("unknown key{hint}"),
-                ));
-            }
+            other => return Err(unknown_repo_key(other)),
         }
     }
     Ok(cfg)
 }
 
+/// The per-axis `thresholds` object: known axis ids only, each a probability.
+fn want_thresholds(file: &str, v: &Value) -> Result<BTreeMap<String, f64>, ConfigError> {
+    let Value::Object(per) = v else {
+        return Err(invalid(
+            file,
+            "`thresholds`",
+            format!(
+                "must be an object of axis id to number, not {}",
+                type_name(v)
+            ),
+        ));
+    };
+    let mut thresholds = BTreeMap::new();
+    for (axis, t) in per {
+        let loc = format!("thresholds.{axis}");
+        if !AXIS_IDS.contains(&axis.as_str()) {
+            return Err(invalid(
+                file,
+                format!("`{loc}`"),
+                format!("unknown axis; axes are {}", AXIS_IDS.join(", ")),
+            ));
+        }
+        thresholds.insert(axis.clone(), want_probability(file, &loc, t)?);
+    }
+    Ok(thresholds)
+}
+
+/// The `exclude` array: at most [`MAX_EXCLUDES`] strings, each a valid glob.
+fn want_globs(file: &str, v: &Value) -> Result<Vec<String>, ConfigError> {
+    let Value::Array(items) = v else {
+        return Err(invalid(
+            file,
+            "`exclude`",
+            format!("must be an array of glob strings, not {}", type_name(v)),
+        ));
+    };
+    if items.len() > MAX_EXCLUDES {
+        return Err(invalid(
+            file,
+            "`exclude`",
+            format!("has more than {MAX_EXCLUDES} globs"),
+        ));
+    }
+    let mut globs = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let loc = format!("exclude[{i}]");
+        let glob = want_str(file, &loc, item)?;
+        globset::Glob::new(glob).map_err(|e| {
+            invalid(
+                file,
+                format!("`{loc}`"),
+                format!("invalid glob `{glob}`: {}", e.kind()),
+            )
+        })?;
+        globs.push(glob.to_owned());
+    }
+    Ok(globs)
+}
+
+/// The error for a key the repository file does not know; a user-level setting gets a hint
+/// that a repository can never choose where data goes or what runs.
+fn unknown_repo_key(key: &str) -> ConfigError {
+    let hint = if matches!(
+        key.to_ascii_lowercase().as_str(),
+        "url" | "endpoint" | "jevurl" | "scorer" | "command" | "apikey" | "key" | "model"
+    ) {
+        " (endpoints, commands, scorers and keys are user settings, never repository settings)"
+    } else {
+        ""
+    };
+    invalid(
+        REPO_CONFIG_FILE,
+        format!("`{key}`"),
+        format!("unknown key{hint}"),
+    )
+}
+
 /// Reads `path` without following a symlink at its last component, at most `CONFIG_MAX_BYTES`.
 /// `Ok(None)` when it does not exist.
 pub fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
-    Ok(crate::state::fs::read_file(path, CONFIG_MAX_BYTES)?)
+    Ok(crate::fs::read_file(path, CONFIG_MAX_BYTES)?)
 }
 
 /// The repository config at `top`, and the SHA-256 of its bytes (`None`: no file).
@@ -493,77 +500,115 @@ struct UserFile {
 
 /// Builds the user-level settings from the environment and the user config file.
 /// Precedence per setting: plugin option, then environment variable, then the file.
+/// Errors come in a fixed order: the file, then each setting as listed here.
 pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
     let user_path = env.user_config_path();
     let shown = user_path
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let file: UserFile = match &user_path {
-        None => UserFile::default(),
-        Some(path) => match read_bounded(path)? {
-            None => UserFile::default(),
-            Some(bytes) => {
-                let map = parse_object(&shown, &bytes)?;
-                if let Some((key, _)) = map.iter().find(|(_, v)| v.is_null()) {
-                    return Err(invalid(&shown, format!("`{key}`"), "must not be null"));
-                }
-                let mut de = serde_json::Deserializer::from_slice(&bytes);
-                let parsed =
-                    serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| {
-                        invalid(
-                            &shown,
-                            format!("line {} column {}", e.line(), e.column()),
-                            e.to_string(),
-                        )
-                    })?;
-                de.end()
-                    .map_err(|e| invalid(&shown, "end", e.to_string()))?;
-                parsed
-            }
-        },
-    };
+    let file = read_user_file(user_path.as_deref(), &shown)?;
+    let scorer: ScorerKind = enum_var(
+        env,
+        &[ev::PLUGIN_SCORER, ev::SCORER],
+        "`auto`, `jev`, `openai`, `command`, `local`",
+    )?
+    .unwrap_or_else(|| file.scorer.unwrap_or_default());
+    let mode = enum_var(
+        env,
+        &[ev::PLUGIN_MODE, ev::MODE],
+        "`assist`, `report`, `off`",
+    )?
+    .or(file.mode);
+    let threshold = threshold_setting(env, file.threshold, &shown)?;
+    let command = command_setting(env, &file.command, &shown)?;
+    let memory_days = match env.first(&[ev::MEMORY_DAYS]) {
+        Some((name, v)) => Some(env_int(name, v, MEMORY_DAYS_RANGE)?),
+        None => file
+            .memory_days
+            .map(|n| in_range(&shown, "`memoryDays`", n, MEMORY_DAYS_RANGE))
+            .transpose()?,
+    }
+    .map(|n| n as u32);
+    let budget = budget_settings(env, &file, &shown)?;
+    Ok(UserSettings {
+        scorer: scorer_settings(env, &file, scorer, command),
+        mode,
+        threshold,
+        memory_days,
+        budget,
+    })
+}
 
-    // The plugin option wins over the variable; an error names whichever was read.
-    let enum_var = |names: &[&'static str]| -> Option<(&'static str, Value)> {
-        env.first(names)
-            .map(|(name, v)| (name, Value::String(v.trim().to_ascii_lowercase())))
+/// The user config file at `path`, parsed strictly (no unknown key, no `null`); the defaults
+/// when there is no path or no file. `shown` is the path as errors name it.
+fn read_user_file(path: Option<&Path>, shown: &str) -> Result<UserFile, ConfigError> {
+    let Some(path) = path else {
+        return Ok(UserFile::default());
     };
-    let scorer = match enum_var(&[ev::PLUGIN_SCORER, ev::SCORER]) {
-        Some((name, v)) => serde_json::from_value(v.clone()).map_err(|_| {
-            env_invalid(
-                name,
-                format!("must be one of `auto`, `jev`, `openai`, `command`, `local`, not {v}"),
-            )
-        })?,
-        None => file.scorer.unwrap_or_default(),
+    let Some(bytes) = read_bounded(path)? else {
+        return Ok(UserFile::default());
     };
-    let mode = match enum_var(&[ev::PLUGIN_MODE, ev::MODE]) {
-        Some((name, v)) => Some(serde_json::from_value(v.clone()).map_err(|_| {
-            env_invalid(
-                name,
-                format!("must be one of `assist`, `report`, `off`, not {v}"),
-            )
-        })?),
-        None => file.mode,
+    let map = parse_object(shown, &bytes)?;
+    if let Some((key, _)) = map.iter().find(|(_, v)| v.is_null()) {
+        return Err(invalid(shown, format!("`{key}`"), "must not be null"));
+    }
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    let parsed = serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| {
+        invalid(
+            shown,
+            format!("line {} column {}", e.line(), e.column()),
+            e.to_string(),
+        )
+    })?;
+    de.end().map_err(|e| invalid(shown, "end", e.to_string()))?;
+    Ok(parsed)
+}
+
+/// A setting with named values from the first of `names` that is set (the plugin option wins
+/// over the variable), read case-blind; an error names whichever was read and lists `one_of`.
+fn enum_var<T: serde::de::DeserializeOwned>(
+    env: &HostEnv,
+    names: &[&'static str],
+    one_of: &str,
+) -> Result<Option<T>, ConfigError> {
+    let Some((name, v)) = env.first(names) else {
+        return Ok(None);
     };
-    let threshold = match env.first(&[ev::PLUGIN_THRESHOLD, ev::THRESHOLD]) {
+    let v = Value::String(v.trim().to_ascii_lowercase());
+    serde_json::from_value(v.clone())
+        .map(Some)
+        .map_err(|_| env_invalid(name, format!("must be one of {one_of}, not {v}")))
+}
+
+/// The single threshold: from the plugin option or variable, else the file; either must lie
+/// between 0 and 1.
+fn threshold_setting(
+    env: &HostEnv,
+    from_file: Option<f64>,
+    shown: &str,
+) -> Result<Option<f64>, ConfigError> {
+    match env.first(&[ev::PLUGIN_THRESHOLD, ev::THRESHOLD]) {
         Some((name, v)) => match v.trim().parse::<f64>() {
-            Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
-            _ => return Err(env_invalid(name, "must be a number between 0 and 1")),
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
+            _ => Err(env_invalid(name, "must be a number between 0 and 1")),
         },
-        None => match file.threshold {
+        None => match from_file {
             Some(x) if !(0.0..=1.0).contains(&x) => {
-                return Err(invalid(&shown, "`threshold`", "must be between 0 and 1"));
+                Err(invalid(shown, "`threshold`", "must be between 0 and 1"))
             }
-            other => other,
+            other => Ok(other),
         },
-    };
-    let string = |names: &[&'static str], fallback: &Option<String>| {
-        env.first(names)
-            .map(|(_, v)| v.trim().to_owned())
-            .or_else(|| fallback.clone())
-    };
+    }
+}
+
+/// The `command` scorer's argv: a JSON array from the variable, else the file's; either must
+/// name a program (no shell is ever involved).
+fn command_setting(
+    env: &HostEnv,
+    from_file: &Option<Vec<String>>,
+    shown: &str,
+) -> Result<Option<Vec<String>>, ConfigError> {
     let command = match env.get(ev::COMMAND) {
         Some(raw) => {
             let argv = serde_json::from_str::<Vec<String>>(raw).map_err(|_| {
@@ -577,20 +622,27 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
             }
             Some(argv)
         }
-        None => file.command.clone(),
+        None => from_file.clone(),
     };
     if matches!(&command, Some(argv) if argv.is_empty()) {
-        return Err(invalid(&shown, "`command`", "must name a program"));
+        return Err(invalid(shown, "`command`", "must name a program"));
     }
-    let memory_days = match env.first(&[ev::MEMORY_DAYS]) {
-        Some((name, v)) => Some(env_int(name, v, MEMORY_DAYS_RANGE)?),
-        None => file
-            .memory_days
-            .map(|n| in_range(&shown, "`memoryDays`", n, MEMORY_DAYS_RANGE))
-            .transpose()?,
-    }
-    .map(|n| n as u32);
-    let budget = budget_settings(env, &file, &shown)?;
+    Ok(command)
+}
+
+/// Where each scorer sends and with what: URLs, models and keys, each from its plugin option
+/// or variable, else the file. The OpenAI key is read from the variable the settings name.
+fn scorer_settings(
+    env: &HostEnv,
+    file: &UserFile,
+    kind: ScorerKind,
+    command: Option<Vec<String>>,
+) -> ScorerSettings {
+    let string = |names: &[&'static str], fallback: &Option<String>| {
+        env.first(names)
+            .map(|(_, v)| v.trim().to_owned())
+            .or_else(|| fallback.clone())
+    };
     let openai_key_var = env
         .get(ev::OPENAI_API_KEY_ENV)
         .map(str::to_owned)
@@ -600,30 +652,24 @@ pub fn user_settings(env: &HostEnv) -> Result<UserSettings, ConfigError> {
         .get(ev::PLUGIN_OPENAI_API_KEY)
         .or_else(|| env.get(&openai_key_var))
         .and_then(ApiKey::new);
-    Ok(UserSettings {
-        scorer: ScorerSettings {
-            kind: scorer,
-            jev_url: string(&[ev::JEV_URL], &file.jev_url),
-            jev_model: string(&[ev::PLUGIN_JEV_MODEL, ev::JEV_MODEL], &file.jev_model),
-            typesafe_key: env
-                .first(&[ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY])
-                .and_then(|(_, v)| ApiKey::new(v)),
-            openai_base_url: string(
-                &[ev::PLUGIN_OPENAI_BASE_URL, ev::OPENAI_BASE_URL],
-                &file.openai_base_url,
-            ),
-            openai_model: string(
-                &[ev::PLUGIN_OPENAI_MODEL, ev::OPENAI_MODEL],
-                &file.openai_model,
-            ),
-            openai_key,
-            command,
-        },
-        mode,
-        threshold,
-        memory_days,
-        budget,
-    })
+    ScorerSettings {
+        kind,
+        jev_url: string(&[ev::JEV_URL], &file.jev_url),
+        jev_model: string(&[ev::PLUGIN_JEV_MODEL, ev::JEV_MODEL], &file.jev_model),
+        typesafe_key: env
+            .first(&[ev::PLUGIN_TYPESAFE_API_KEY, ev::TYPESAFE_API_KEY])
+            .and_then(|(_, v)| ApiKey::new(v)),
+        openai_base_url: string(
+            &[ev::PLUGIN_OPENAI_BASE_URL, ev::OPENAI_BASE_URL],
+            &file.openai_base_url,
+        ),
+        openai_model: string(
+            &[ev::PLUGIN_OPENAI_MODEL, ev::OPENAI_MODEL],
+            &file.openai_model,
+        ),
+        openai_key,
+        command,
+    }
 }
 
 /// The most remote requests a limit may allow (per session or per day), and tokens per day.
@@ -863,7 +909,10 @@ mod tests {
     }
 
     /// The configuration the original jev-preflight documents, verbatim.
-    const ORIGINAL_EXAMPLE: &str = r#"{"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "exclude": ["dist/**", "vendor/**"]}"#;
+    const ORIGINAL_EXAMPLE: &str = concat!(
+        r#"{"mode": "assist", "riskThreshold": 0.85, "timeoutMs": 2000, "maxDiffBytes": 65536, "#,
+        r#""exclude": ["dist/**", "vendor/**"]}"#
+    );
 
     #[test]
     fn the_original_example_config_is_accepted_with_its_meaning() {
@@ -1029,7 +1078,10 @@ mod tests {
         std::fs::create_dir_all(&cfg).unwrap();
         std::fs::write(
             cfg.join("config.json"),
-            r#"{"scorer":"openai","openaiBaseUrl":"http://127.0.0.1:1/v1","openaiApiKeyEnv":"MY_KEY","jevModel":"m1"}"#,
+            concat!(
+                r#"{"scorer":"openai","openaiBaseUrl":"http://127.0.0.1:1/v1","#,
+                r#""openaiApiKeyEnv":"MY_KEY","jevModel":"m1"}"#
+            ),
         )
         .unwrap();
         let xdg = dir.path().to_str().unwrap();
@@ -1099,7 +1151,10 @@ mod tests {
         std::fs::create_dir_all(&cfg).unwrap();
         std::fs::write(
             cfg.join("config.json"),
-            r#"{"memoryDays":3,"remoteMaxPerSession":5,"remoteMaxPerDay":9,"remoteMaxTokensPerDay":1000,"overBudget":"skip"}"#,
+            concat!(
+                r#"{"memoryDays":3,"remoteMaxPerSession":5,"remoteMaxPerDay":9,"#,
+                r#""remoteMaxTokensPerDay":1000,"overBudget":"skip"}"#
+            ),
         )
         .unwrap();
         let xdg = dir.path().to_str().unwrap();

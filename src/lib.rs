@@ -8,16 +8,18 @@
 //! - [`pipeline`] — pure stages from changes to a verdict: select paths, redact, build the
 //!   canonical payload, pick the axes. No I/O.
 //! - [`scorer`] — turning a payload into 8 probabilities: `jev`, `openai`, `command`, `local`.
-//! - [`state`] — the private data dir: sessions, prompts, locks, the decision log, and the one
-//!   module for careful file-system work ([`state::fs`]).
+//! - [`state`] — the private data dir: sessions, prompts, locks and the decision log.
 //! - [`cmd`] — the command line: `hook`, `eval`, `status`, `doctor`, `install`, `init`, `demo`.
-//! - [`config`], [`env`](mod@env), [`process`], [`digest`] — the settings, the environment read once,
-//!   child processes with deadlines, and the one hash helper.
+//! - [`config`], [`env`](mod@env), [`fs`], [`process`], [`digest`] — the settings, the
+//!   environment read once, careful file-system work (private dirs, bounded reads, atomic
+//!   writes, locks) shared by every room, child processes with deadlines, and the one hash
+//!   helper.
 
 pub mod cmd;
 pub mod config;
 pub mod digest;
 pub mod env;
+pub mod fs;
 pub mod git;
 pub mod hook;
 pub mod host;

@@ -8,7 +8,7 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -303,39 +303,11 @@ fn threaded(
     start: Instant,
     consumer: &mut Consumer<'_>,
 ) -> Result<Ended, ProcessError> {
-    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        // A child that never reads its stdin must not block us: write from a thread and
-        // ignore a broken pipe (the child's answer, or its exit, is what counts).
-        thread::spawn(move || {
-            let _ = pipe.write_all(&input);
-        });
-    }
+    spawn_stdin_writer(&mut child, stdin);
     let deadline = start + limits.deadline;
     // Bounded, so that a child writing faster than the consumer takes waits for it.
     let (tx, rx) = mpsc::sync_channel::<Msg>(64);
-    let out_done = match child.stdout.take() {
-        Some(mut pipe) => {
-            let tx = tx.clone();
-            thread::spawn(move || {
-                let mut chunk = [0u8; 16 * 1024];
-                loop {
-                    match pipe.read(&mut chunk) {
-                        Ok(0) => break,
-                        Ok(n) => {
-                            if tx.send(Msg::Out(chunk[..n].to_vec())).is_err() {
-                                return;
-                            }
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(_) => break,
-                    }
-                }
-                let _ = tx.send(Msg::OutDone);
-            });
-            false
-        }
-        None => true,
-    };
+    let out_done = !spawn_stdout_reader(child.stdout.take(), tx.clone());
     let err_reader = spawn_stderr_reader(child.stderr.take(), limits.stderr_cap);
     let mut polling = !watch_exit(&child, tx.clone());
     drop(tx);
@@ -407,19 +379,56 @@ fn threaded(
     }
     let status = match status {
         Some(status) => status,
-        None => match child.wait() {
-            Ok(status) => status,
-            Err(source) => {
-                return Err(ProcessError::Io {
-                    program: program.to_owned(),
-                    source,
-                });
-            }
-        },
+        None => reap(&mut child, program)?,
     };
     Ok(Ended {
         status: Some(status),
         stderr: join_reader(err_reader),
+    })
+}
+
+/// Writes `stdin` to the child from its own thread, so that a child that never reads its
+/// stdin cannot block us; a broken pipe is ignored (the child's answer, or its exit, is what
+/// counts).
+fn spawn_stdin_writer(child: &mut Child, stdin: Option<Vec<u8>>) {
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+}
+
+/// Starts the thread that reads stdout and sends each chunk to the waiting thread, then
+/// [`Msg::OutDone`]; `false` when there is no stdout to read (it counts as ended).
+fn spawn_stdout_reader<R: Read + Send + 'static>(pipe: Option<R>, tx: SyncSender<Msg>) -> bool {
+    let Some(mut pipe) = pipe else {
+        return false;
+    };
+    thread::spawn(move || {
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if tx.send(Msg::Out(chunk[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = tx.send(Msg::OutDone);
+    });
+    true
+}
+
+/// Waits for the child to be reaped and returns its exit status; a failed wait is an I/O
+/// error on `program`.
+fn reap(child: &mut Child, program: &std::path::Path) -> Result<ExitStatus, ProcessError> {
+    child.wait().map_err(|source| ProcessError::Io {
+        program: program.to_owned(),
+        source,
     })
 }
 
@@ -498,9 +507,9 @@ mod polled {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
     use std::path::Path;
     use std::process::Child;
-    use std::time::Instant;
+    use std::time::{Duration, Instant};
 
-    use super::{Consumer, Ended, Limits, ProcessError, kill_and_reap, kill_group};
+    use super::{Consumer, Ended, Limits, ProcessError, kill_and_reap, kill_group, reap};
 
     /// A descriptor that becomes readable when `child` exits; `None` before Linux 5.3.
     #[allow(unsafe_code)] // one syscall, SAFETY below
@@ -571,7 +580,6 @@ mod polled {
         }
     }
 
-    #[allow(unsafe_code)] // one poll call, SAFETY below
     pub(super) fn run(
         mut child: Child,
         pidfd: OwnedFd,
@@ -592,14 +600,12 @@ mod polled {
             stdout.as_ref().map(AsRawFd::as_raw_fd),
             stderr.as_ref().map(AsRawFd::as_raw_fd),
         ];
-        for fd in fds.into_iter().flatten() {
-            if let Err(source) = set_nonblocking(fd) {
-                kill_and_reap(&mut child);
-                return Err(ProcessError::Io {
-                    program: program(),
-                    source,
-                });
-            }
+        if let Err(source) = fds.into_iter().flatten().try_for_each(set_nonblocking) {
+            kill_and_reap(&mut child);
+            return Err(ProcessError::Io {
+                program: program(),
+                source,
+            });
         }
         let mut err = Vec::new();
         let (mut written, mut exited) = (0, false);
@@ -616,49 +622,29 @@ mod polled {
                     after: limits.deadline,
                 });
             }
-            let entry = |fd: Option<RawFd>, events| libc::pollfd {
-                fd: fd.unwrap_or(-1),
-                events,
-                revents: 0,
-            };
             let mut set = [
                 entry(stdin.as_ref().map(AsRawFd::as_raw_fd), libc::POLLOUT),
                 entry(stdout.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
                 entry(stderr.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
                 entry((!exited).then(|| pidfd.as_raw_fd()), libc::POLLIN),
             ];
-            // Rounded up, so that a wait never ends just short of the deadline.
-            let wait = (deadline - now).as_millis().saturating_add(1);
-            let wait = i32::try_from(wait).unwrap_or(i32::MAX);
-            // SAFETY: `set` is a live array of `set.len()` pollfd records; negative
-            // descriptors are ignored by poll.
-            let ready = unsafe { libc::poll(set.as_mut_ptr(), set.len() as libc::nfds_t, wait) };
-            if ready < 0 {
-                let source = std::io::Error::last_os_error();
-                if source.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
+            match poll(&mut set, deadline - now) {
+                Ok(()) => {}
+                Err(source) if source.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    kill_and_reap(&mut child);
+                    return Err(ProcessError::Io {
+                        program: program(),
+                        source,
+                    });
                 }
-                kill_and_reap(&mut child);
-                return Err(ProcessError::Io {
-                    program: program(),
-                    source,
-                });
             }
             let fired = |i: usize| set[i].revents != 0;
             if fired(0)
                 && let Some(pipe) = stdin.as_mut()
+                && write_some(pipe, &input, &mut written)
             {
-                // A child that stops reading (or exits) ends the input: its answer, or its
-                // exit, is what counts.
-                match pipe.write(&input[written..]) {
-                    Ok(n) => written += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => written = input.len(),
-                }
-                if written >= input.len() {
-                    stdin = None;
-                }
+                stdin = None;
             }
             if fired(1)
                 && let Some(pipe) = stdout.as_mut()
@@ -667,14 +653,7 @@ mod polled {
                     Fed::Open => {}
                     Fed::Done => stdout = None,
                     Fed::Stop => {
-                        kill_and_reap(&mut child);
-                        if let Some(pipe) = stderr.as_mut() {
-                            drain(pipe, &mut err, limits.stderr_cap);
-                        }
-                        return Ok(Ended {
-                            status: None,
-                            stderr: err,
-                        });
+                        return Ok(stopped(&mut child, stderr.as_mut(), err, limits.stderr_cap));
                     }
                 }
             }
@@ -693,19 +672,66 @@ mod polled {
             }
         }
         drop((stdin, stdout, stderr));
-        let status = match child.wait() {
-            Ok(status) => status,
-            Err(source) => {
-                return Err(ProcessError::Io {
-                    program: program(),
-                    source,
-                });
-            }
-        };
         Ok(Ended {
-            status: Some(status),
+            status: Some(reap(&mut child, &program())?),
             stderr: err,
         })
+    }
+
+    /// Ends a child whose consumer wants no more: the group is killed and reaped, and what
+    /// stderr holds by now is kept (up to `cap`) for the message.
+    fn stopped(
+        child: &mut Child,
+        stderr: Option<&mut impl Read>,
+        mut err: Vec<u8>,
+        cap: usize,
+    ) -> Ended {
+        kill_and_reap(child);
+        if let Some(pipe) = stderr {
+            drain(pipe, &mut err, cap);
+        }
+        Ended {
+            status: None,
+            stderr: err,
+        }
+    }
+
+    /// One record of the poll set: `fd` watched for `events`, or no descriptor (-1, which
+    /// poll skips) once that pipe is closed or the exit was seen.
+    fn entry(fd: Option<RawFd>, events: libc::c_short) -> libc::pollfd {
+        libc::pollfd {
+            fd: fd.unwrap_or(-1),
+            events,
+            revents: 0,
+        }
+    }
+
+    /// Waits until a record of `set` is ready or `left` has passed.
+    #[allow(unsafe_code)] // one poll call, SAFETY below
+    fn poll(set: &mut [libc::pollfd], left: Duration) -> std::io::Result<()> {
+        // Rounded up, so that a wait never ends just short of the deadline.
+        let wait = left.as_millis().saturating_add(1);
+        let wait = i32::try_from(wait).unwrap_or(i32::MAX);
+        // SAFETY: `set` is a live array of `set.len()` pollfd records; negative
+        // descriptors are ignored by poll.
+        let ready = unsafe { libc::poll(set.as_mut_ptr(), set.len() as libc::nfds_t, wait) };
+        if ready < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Writes what the child's stdin takes now of `input[*written..]`; `true` once the input
+    /// has ended. A child that stops reading (or exits) ends the input: its answer, or its
+    /// exit, is what counts.
+    fn write_some(pipe: &mut impl Write, input: &[u8], written: &mut usize) -> bool {
+        match pipe.write(&input[*written..]) {
+            Ok(n) => *written += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => *written = input.len(),
+        }
+        *written >= input.len()
     }
 }
 

@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use crate::config::HostEnv;
 use crate::env::vars as ev;
+use crate::fs::{FsError, PrivateTempDir};
 use crate::git::{Git, GitError};
 use crate::hook::{self, Context, effects};
-use crate::state::fs::{FsError, PrivateTempDir};
 
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]

@@ -316,7 +316,9 @@ fn scorer_check(env: &HostEnv, user: &config::UserSettings) -> Check {
                 scorer::ScoreError::MissingKey { .. } => {
                     "set the scorer's key, or set `JEV_PREFLIGHT_SCORER=local`".to_owned()
                 }
-                _ => "fix the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables".to_owned(),
+                _ => "fix the scorer settings in the user config file or the \
+                    `JEV_PREFLIGHT_*` variables"
+                    .to_owned(),
             };
             let failure = Failure::from(e);
             check(
@@ -332,8 +334,9 @@ fn scorer_check(env: &HostEnv, user: &config::UserSettings) -> Check {
     }
 }
 
-/// One line per agent host: its command line's version (or that it is not on PATH) and where `install` registered our hooks for it, in this
-/// project (`project`: the repository's top level, else `cwd`) and for this user.
+/// One line per agent host: its command line's version (or that it is not on PATH) and where
+/// `install` registered our hooks for it, in this project (`project`: the repository's top
+/// level, else `cwd`) and for this user.
 fn host_checks(env: &HostEnv, project: &Path) -> Vec<Check> {
     crate::host::ALL
         .into_iter()
@@ -484,11 +487,13 @@ fn data_dir_checks(env: &HostEnv, repo: Option<&Repo>) -> Vec<Check> {
                 format!("point `{origin}` at another directory, or empty `{shown}`")
             }
             Class::StoreUnsafe => format!(
-                "jev-preflight keeps its state only in a private directory of yours: move away what is in the way, or point `{origin}` at another directory"
+                "jev-preflight keeps its state only in a private directory of yours: move away \
+                    what is in the way, or point `{origin}` at another directory"
             ),
             _ if shown.is_empty() => "set `HOME`".to_owned(),
             _ => format!(
-                "make sure you can create and write `{shown}` (no file in its path, a writable disk), or point `{origin}` at another directory"
+                "make sure you can create and write `{shown}` (no file in its path, a writable \
+                    disk), or point `{origin}` at another directory"
             ),
         };
         vec![hook_failure("data dir", &failure).fix(fix)]
@@ -538,8 +543,20 @@ fn stale_check(dir: &Path, now: SystemTime) -> Check {
     if stale.is_empty() {
         check("stale state", Level::Ok, "none")
     } else {
-        check("stale state", Level::Note, format!("{} prompt dir(s) with snapshot content older than {} h (sessions that never stopped)", stale.len(), STALE_PROMPT_AGE.as_secs() / 3600))
-            .fix(format!("the next prompt sweeps them; or remove `{}` when no session is running", dir.join("sessions").display()))
+        let hours = STALE_PROMPT_AGE.as_secs() / 3600;
+        check(
+            "stale state",
+            Level::Note,
+            format!(
+                "{} prompt dir(s) with snapshot content older than {hours} h (sessions that \
+                    never stopped)",
+                stale.len()
+            ),
+        )
+        .fix(format!(
+            "the next prompt sweeps them; or remove `{}` when no session is running",
+            dir.join("sessions").display()
+        ))
     }
 }
 
@@ -615,7 +632,8 @@ mod tests {
         );
         let c = host_check(Host::Qwen, Some("0.24.4".into()), &hooks(true, true));
         assert!(c.detail.ends_with(
-            "in this project (`/p/.qwen/settings.json`) and for this user (`/h/.qwen/settings.json`)"
+            "in this project (`/p/.qwen/settings.json`) and for this user \
+                (`/h/.qwen/settings.json`)"
         ));
 
         // Not on PATH: a note, fine when the host is not used, a hint when hooks are there.

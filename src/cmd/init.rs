@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::fs::{Durability, FsError};
 use crate::git::snapshot::DEFAULT_UNTRACKED_CAP;
 use crate::pipeline::axes::AXIS_IDS;
 use crate::pipeline::payload::DEFAULT_MAX_DIFF_BYTES;
-use crate::state::{self, fs::Durability, fs::FsError};
 
 /// The repository config file, at the repository's top level.
 pub const CONFIG_FILE: &str = crate::config::REPO_CONFIG_FILE;
@@ -244,7 +244,7 @@ pub fn init(top: &Path, force: bool) -> Result<InitOutcome, InitError> {
     let permissions = Some(std::os::unix::fs::PermissionsExt::from_mode(0o644));
     #[cfg(not(unix))]
     let permissions = None;
-    state::fs::write_atomic(&path, content.as_bytes(), Durability::Synced, permissions).map_err(
+    crate::fs::write_atomic(&path, content.as_bytes(), Durability::Synced, permissions).map_err(
         |e| match e {
             FsError::Io { path, source } => InitError::Write { path, source },
             other => write_err(io::Error::other(other.to_string())),

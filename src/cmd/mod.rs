@@ -136,8 +136,9 @@ pub fn run(args: Vec<OsString>) -> Result<(), RunError> {
 }
 
 /// Anything that starts with `hook` is the hook, whatever follows, except a request for help:
-/// a usage error there would be exit 2, which a Stop host reads as "continue the agent". No arguments at all with stdin
-/// from a pipe is the hook too: hosts before 2.1.139 drop exec-form `args`.
+/// a usage error there would be exit 2, which a Stop host reads as "continue the agent". No
+/// arguments at all with stdin from a pipe is the hook too: hosts before 2.1.139 drop
+/// exec-form `args`.
 fn parse(args: Vec<OsString>, stdin_is_terminal: bool) -> Invocation {
     let first = args.get(1).and_then(|a| a.to_str());
     if first == Some("hook") {
@@ -192,7 +193,8 @@ fn with_hint(e: clap::Error, args: &[OsString]) -> clap::Error {
         .expect("`eval` is a subcommand");
     eval.error(
         ErrorKind::UnknownArgument,
-        "`--range` is not an option: the range is positional\n\nhint: `jev-preflight eval main...HEAD` (or `A..B`, or one revision)",
+        "`--range` is not an option: the range is positional\n\nhint: `jev-preflight eval \
+            main...HEAD` (or `A..B`, or one revision)",
     )
 }
 

@@ -1,4 +1,6 @@
-//! Git's C-style path quoting, as used in diff headers and alternate object lists.
+//! Git's C-style path quoting, as used in diff headers and alternate object lists, and its
+//! inverse: every place in src/git that writes or reads a quoted path goes through here, so
+//! the two directions cannot drift apart.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -32,6 +34,55 @@ pub fn c_quote(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out.push(b'"');
+    out
+}
+
+/// `prefix` + `path`, quoted as git quotes a name in a diff header (`a/x y` stays bare,
+/// `a/tab\there` becomes `"a/tab\\there"`): the prefix is inside the quotes.
+pub fn prefixed(prefix: &[u8], path: &[u8]) -> Vec<u8> {
+    c_quote(&[prefix, path].concat())
+}
+
+/// Undoes git's C-style quoting of a path (`"a\tb"`, octal escapes); unquoted paths pass.
+pub fn unquote(raw: &[u8]) -> Vec<u8> {
+    let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
+        return raw.to_vec();
+    };
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let b = inner[i];
+        if b != b'\\' || i + 1 == inner.len() {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let e = inner[i + 1];
+        i += 2;
+        out.push(match e {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'0'..=b'7' => {
+                let mut v = u32::from(e - b'0');
+                for _ in 0..2 {
+                    match inner.get(i) {
+                        Some(&d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(d - b'0');
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                v as u8
+            }
+            other => other,
+        });
+    }
     out
 }
 
@@ -87,6 +138,38 @@ mod tests {
                 String::from_utf8_lossy(raw)
             );
         }
+    }
+
+    #[test]
+    fn unquote_reverses_quote() {
+        for raw in [
+            &b"plain.rs"[..],
+            b"with space",
+            b"tab\there",
+            b"new\nline",
+            b"quo\"te",
+            b"back\\slash",
+            b"caf\xc3\xa9",
+            b"bad\xff",
+            b"del\x7f",
+            b"bell\x07\x08\x0b\x0c\r",
+        ] {
+            assert_eq!(
+                unquote(&c_quote(raw)),
+                raw,
+                "{}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+        // Git's short octal forms and an unknown escape read as git reads them.
+        assert_eq!(unquote(b"\"a\\1b\\qc\""), b"a\x01bqc");
+        assert_eq!(unquote(b"\"unterminated"), b"\"unterminated");
+    }
+
+    #[test]
+    fn prefixed_quotes_prefix_and_path_together() {
+        assert_eq!(prefixed(b"a/", b"x y"), b"a/x y");
+        assert_eq!(prefixed(b"b/", b"t\tab"), b"\"b/t\\tab\"");
     }
 
     #[test]

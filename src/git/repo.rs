@@ -351,7 +351,10 @@ fn is_executable(path: &Path) -> bool {
 
 /// The keys [`read_config`] asks for, as `git config --get-regexp` matches them: section and
 /// variable names lower-cased.
-const CONFIG_KEYS: &str = r"^(filter\..*|core\.(attributesfile|filemode|symlinks|ignorecase|autocrlf|worktree|bare|bigfilethreshold)|attr\.tree)$";
+const CONFIG_KEYS: &str = concat!(
+    r"^(filter\..*|core\.(attributesfile|filemode|symlinks|ignorecase|autocrlf|worktree|bare|",
+    r"bigfilethreshold)|attr\.tree)$"
+);
 
 /// One `git config` for every scope: the names of the configured filter drivers
 /// (`filter.<name>.*`) and the [`ConfigFacts`].

@@ -38,9 +38,9 @@ pub enum GitError {
     TooManyFiles { limit: usize },
 }
 
-impl From<crate::state::fs::FsError> for GitError {
-    fn from(e: crate::state::fs::FsError) -> GitError {
-        use crate::state::fs::FsError;
+impl From<crate::fs::FsError> for GitError {
+    fn from(e: crate::fs::FsError) -> GitError {
+        use crate::fs::FsError;
         match e {
             FsError::Io { path, source } => GitError::Io { path, source },
             FsError::Unsafe { path, why } => GitError::UnsafeStore {

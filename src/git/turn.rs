@@ -31,6 +31,7 @@
 //! the baseline when UserPromptSubmit left it to the Stop ([`snapshot::baseline`]), from the
 //! saved baseline index that the staging never touches.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use crate::git::attributes::Attributes;
@@ -95,32 +96,12 @@ pub fn changes_since(
     base: &Snapshot,
 ) -> Result<Turn, GitError> {
     with_runner(git, repo, store, |run| {
-        // What the baseline listed without reading, past its bounds, is read back from beside
-        // its index: the Stop compares those files' metadata, never reads them.
-        let loaded;
-        let base = if base.unread > 0 {
-            let mut full = base.clone();
-            full.oversized
-                .extend(snapshot::load_unread(run, base.unread)?);
-            loaded = full;
-            &loaded
-        } else {
-            base
-        };
+        let base = &*with_unread(run, base)?;
         // The private index is the baseline's while it is the file the baseline came from (an
         // earlier Stop of this prompt that died after restaging changed it).
         let deferred = base.tree_deferred();
-        // Without its saved index a deferred baseline is gone (the prompt's store was
-        // removed): git would read the absent file as an empty index and every file of the
-        // repository would look added. Fail instead.
-        if deferred && std::fs::symlink_metadata(&run.dirs.baseline).is_err() {
-            return Err(GitError::Io {
-                path: run.dirs.baseline.clone(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    "the baseline's saved index is gone",
-                ),
-            });
+        if deferred {
+            saved_baseline_exists(run)?;
         }
         let index_is_baseline = if deferred {
             run.index_is_kept_baseline()
@@ -140,38 +121,10 @@ pub fn changes_since(
         });
         let scan = scan?;
 
-        // Every path the diff can name: what the walk found, and what was too large to
-        // stage now or at the baseline. (Files left out past the bounds are many and mostly
-        // unchanged: the few that changed are looked up at the end, with any other path
-        // missing here.)
-        let mut paths: Vec<Vec<u8>> = scan.staged_paths().map(<[u8]>::to_vec).collect();
-        paths.extend(
-            scan.oversized
-                .iter()
-                .chain(&base.oversized)
-                .filter(|f| f.reason == LeftOut::Size)
-                .map(|f| f.path.clone()),
-        );
-        paths.sort();
-        paths.dedup();
+        let paths = diff_paths(&scan, base);
         let no_attributes = attributes::none_apply(repo, &paths);
-
-        let fits = scan.stage.len() <= MAX_PATHSPEC_BYTES
-            && (cfg!(unix) || scan.staged_paths().all(|p| std::str::from_utf8(p).is_ok()));
-        let way = if !index_is_baseline {
-            Way::Whole
-        } else if scan.stage.is_empty() {
-            Way::Nothing
-        } else if no_attributes && fits && limited_is_exact(repo, &scan, index_names_attributes) {
-            if !deferred {
-                Way::Limited
-            } else if default_big_file_threshold(repo) {
-                Way::Files
-            } else {
-                // Git's diff calls a blob over `core.bigFileThreshold` binary, but not a
-                // symbolic link it reads from the working tree: only blobs agree.
-                Way::Whole
-            }
+        let way = if index_is_baseline {
+            short_way(repo, &scan, deferred, no_attributes, index_names_attributes)
         } else {
             Way::Whole
         };
@@ -213,20 +166,7 @@ pub fn changes_since(
         });
         let changes = changes?;
         let mut attributes = looked_up?;
-
-        // The walk names every path the diff can (a rename's two sides are a deletion and an
-        // addition to it); should one ever be missing, it is looked up after all.
-        let missing: Vec<Vec<u8>> = crate::git::attributes::paths_of(&changes)
-            .into_iter()
-            .filter(|p| paths.binary_search(p).is_err())
-            .collect();
-        if !missing.is_empty() {
-            let more = attributes::read(git, repo, &missing)?;
-            attributes.generated.extend(more.generated);
-            attributes.vendored.extend(more.vendored);
-            attributes.no_diff.extend(more.no_diff);
-            attributes.output_roots.extend(more.output_roots);
-        }
+        look_up_missing(git, repo, &changes, &paths, &mut attributes)?;
         Ok(Turn {
             changes,
             attributes,
@@ -234,6 +174,103 @@ pub fn changes_since(
             dropped: scan.dropped,
         })
     })
+}
+
+/// The baseline with what it listed without reading, past its bounds, read back from beside
+/// its index: the Stop compares those files' metadata, never reads them.
+fn with_unread<'a>(run: &Runner<'_>, base: &'a Snapshot) -> Result<Cow<'a, Snapshot>, GitError> {
+    if base.unread == 0 {
+        return Ok(Cow::Borrowed(base));
+    }
+    let mut full = base.clone();
+    full.oversized
+        .extend(snapshot::load_unread(run, base.unread)?);
+    Ok(Cow::Owned(full))
+}
+
+/// Without its saved index a deferred baseline is gone (the prompt's store was removed): git
+/// would read the absent file as an empty index and every file of the repository would look
+/// added. Fail instead.
+fn saved_baseline_exists(run: &Runner<'_>) -> Result<(), GitError> {
+    if std::fs::symlink_metadata(&run.dirs.baseline).is_ok() {
+        return Ok(());
+    }
+    Err(GitError::Io {
+        path: run.dirs.baseline.clone(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "the baseline's saved index is gone",
+        ),
+    })
+}
+
+/// Every path the diff can name, sorted: what the walk found, and what was too large to stage
+/// now or at the baseline. (Files left out past the bounds are many and mostly unchanged: the
+/// few that changed are looked up at the end, with any other path missing here.)
+fn diff_paths(scan: &Scan, base: &Snapshot) -> Vec<Vec<u8>> {
+    let mut paths: Vec<Vec<u8>> = scan.staged_paths().map(<[u8]>::to_vec).collect();
+    paths.extend(
+        scan.oversized
+            .iter()
+            .chain(&base.oversized)
+            .filter(|f| f.reason == LeftOut::Size)
+            .map(|f| f.path.clone()),
+    );
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// The way to take when the private index is the baseline's: nothing to stage, one of the
+/// short ways when no attribute applies and they are exact, else the whole way.
+fn short_way(
+    repo: &Repo,
+    scan: &Scan,
+    deferred: bool,
+    no_attributes: bool,
+    index_names_attributes: bool,
+) -> Way {
+    let fits = scan.stage.len() <= MAX_PATHSPEC_BYTES
+        && (cfg!(unix) || scan.staged_paths().all(|p| std::str::from_utf8(p).is_ok()));
+    if scan.stage.is_empty() {
+        Way::Nothing
+    } else if no_attributes && fits && limited_is_exact(repo, scan, index_names_attributes) {
+        if !deferred {
+            Way::Limited
+        } else if default_big_file_threshold(repo) {
+            Way::Files
+        } else {
+            // Git's diff calls a blob over `core.bigFileThreshold` binary, but not a
+            // symbolic link it reads from the working tree: only blobs agree.
+            Way::Whole
+        }
+    } else {
+        Way::Whole
+    }
+}
+
+/// The walk names every path the diff can (a rename's two sides are a deletion and an
+/// addition to it); should one ever be missing from `paths`, its attributes are looked up
+/// after all and added to `attributes`.
+fn look_up_missing(
+    git: &Git,
+    repo: &Repo,
+    changes: &[Change],
+    paths: &[Vec<u8>],
+    attributes: &mut Attributes,
+) -> Result<(), GitError> {
+    let missing: Vec<Vec<u8>> = crate::git::attributes::paths_of(changes)
+        .into_iter()
+        .filter(|p| paths.binary_search(p).is_err())
+        .collect();
+    if !missing.is_empty() {
+        let more = attributes::read(git, repo, &missing)?;
+        attributes.generated.extend(more.generated);
+        attributes.vendored.extend(more.vendored);
+        attributes.no_diff.extend(more.no_diff);
+        attributes.output_roots.extend(more.output_roots);
+    }
+    Ok(())
 }
 
 /// The files way: `diff-files` on the walk's paths, with the attribute lookup beside it. New
@@ -362,7 +399,7 @@ fn stage_by(way: Way, run: &Runner<'_>, scan: &Scan) -> Result<(), GitError> {
         Way::Limited => {
             let index = &run.dirs.turn_index;
             // A small index left by a Stop that died must not lend us its entries.
-            crate::state::fs::remove_entry(index)?;
+            crate::fs::remove_entry(index)?;
             snapshot::apply(run, &scan.stage, Some(index))
         }
         // (The files way is not staged; one that git refused ends here as the whole way.)

@@ -166,7 +166,7 @@ fn still_there(repo_top: &Path, asked: &Asked) -> bool {
         // A hunk that left no line behind (a file removed) is undone by any file there now.
         return false;
     }
-    let Ok(Some(bytes)) = crate::state::fs::read_file(&path, MAX_FILE_BYTES) else {
+    let Ok(Some(bytes)) = crate::fs::read_file(&path, MAX_FILE_BYTES) else {
         // Gone (or not readable as a file): the lines are not there as they were.
         return false;
     };

@@ -453,7 +453,7 @@ fn save_continuation(
     state.continuations += 1;
     state.baseline = None;
     let _ = ctx.effects.purge(held.private);
-    let _ = crate::state::remove_entry(&held.private.prompt);
+    let _ = crate::fs::remove_entry(&held.private.prompt);
     held.prompt.write_state(state)?;
     ctx.effects.checkpoint(Checkpoint::ContinuationSaved);
     Ok(())
@@ -497,7 +497,7 @@ pub(crate) fn finish(
     state: &mut PromptState,
 ) {
     let _ = ctx.effects.purge(private);
-    let _ = crate::state::remove_entry(&prompt.snapshot_dir());
+    let _ = crate::fs::remove_entry(&prompt.snapshot_dir());
     // The turn after a continuation has ended: what it left as it was is remembered.
     if state.phase == Phase::Continued
         && let Some(dir) = state.tree_cache.parent()

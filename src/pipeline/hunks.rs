@@ -154,10 +154,13 @@ mod tests {
     use super::*;
 
     const DIFF: &str = "diff --git a/src/api.rs b/src/api.rs\n--- a/src/api.rs\n+++ b/src/api.rs\n\
-@@ -3,5 +3,3 @@ pub fn delete_user(db: &mut Db) {\n     let x = 1;\n-    require_admin(caller)?;\n \n-\n     db.delete(id)?;\n\
+@@ -3,5 +3,3 @@ pub fn delete_user(db: &mut Db) {\n     let x = \
+    1;\n-    require_admin(caller)?;\n \n-\n     db.delete(id)?;\n\
 @@ -20,2 +18,3 @@\n fn g() {\n+    log(\"x\");\n }\n\
-diff --git a/img/a.png b/img/a.png\n# path: img/a.png\n# status: added\n# binary file, content not included\n\
-diff --git a/my dir/b c.py b/my dir/b c.py\nnew file mode 100644\n--- /dev/null\n+++ b/my dir/b c.py\n@@ -0,0 +1 @@\n+print(1)\n\
+diff --git a/img/a.png b/img/a.png\n# path: img/a.png\n# status: added\n# binary \
+    file, content not included\n\
+diff --git a/my dir/b c.py b/my dir/b c.py\nnew file mode \
+    100644\n--- /dev/null\n+++ b/my dir/b c.py\n@@ -0,0 +1 @@\n+print(1)\n\
 # jev-preflight: partial diff: 1 of 4 files left out to stay within the size limit\n#   z.rs\n";
 
     #[test]

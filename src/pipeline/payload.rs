@@ -14,8 +14,7 @@
 
 use std::fmt::Write as _;
 
-use sha2::{Digest, Sha256};
-
+use crate::digest::hex_sha256;
 use crate::git::diff::{Change, Status};
 use crate::pipeline::priority::{self, Class, Tier};
 use crate::pipeline::redact::{RedactionReport, Redactor};
@@ -353,7 +352,7 @@ fn assemble(
         diff: &diff,
     })
     .expect("strings always serialize");
-    let hash = hex(&Sha256::digest(json.as_bytes()));
+    let hash = hex_sha256(json.as_bytes());
     Some(Payload {
         json,
         hash,
@@ -471,14 +470,6 @@ fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
     serde_json::to_string(value)
         .expect("strings always serialize")
         .len()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
 }
 
 #[cfg(test)]

@@ -17,8 +17,9 @@ use crate::pipeline::paths::is_test_path;
 /// New files in one directory, directly, from which they are bulk.
 pub const BULK_DIR_FILES: usize = 50;
 /// New files under one directory (at any depth), from which the new files of its immediate
-/// subdirectories are bulk. The repository's top level never counts, and neither does any directory higher
-/// up: a turn that writes many files somewhere does not make its other new files bulk.
+/// subdirectories are bulk. The repository's top level never counts, and neither does any
+/// directory higher up: a turn that writes many files somewhere does not make its other new
+/// files bulk.
 pub const BULK_TREE_FILES: usize = 200;
 
 /// What kind of file a path names.

@@ -124,7 +124,10 @@ impl OpenAiScorer {
             "model": self.model,
             "messages": [
                 {"role": "system", "content": SYSTEM_JSON},
-                {"role": "user", "content": format!("{question}\n\nReply with the JSON object only.")},
+                {
+                    "role": "user",
+                    "content": format!("{question}\n\nReply with the JSON object only."),
+                },
             ],
             "max_tokens": 64,
             "temperature": 0,

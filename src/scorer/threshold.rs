@@ -147,7 +147,8 @@ mod tests {
         let story = story_for(Some(per_axis));
         assert!(
             story.starts_with(
-                "the built-in `local` scorer's calibrated defaults per axis (behavior_regression 0.9, auth_boundary 0.95, input_validation 0.9,"
+                "the built-in `local` scorer's calibrated defaults per axis (behavior_regression \
+                    0.9, auth_boundary 0.95, input_validation 0.9,"
             ),
             "{story}"
         );
@@ -175,7 +176,8 @@ mod tests {
         let per_axis = BTreeMap::from([("lifecycle".to_owned(), 0.3)]);
         assert_eq!(
             in_force(None, Some([0.9; AXIS_COUNT]), &per_axis),
-            "the built-in `local` scorer's calibrated default, 0.9; per axis from `thresholds`: lifecycle 0.3"
+            "the built-in `local` scorer's calibrated default, 0.9; per axis from `thresholds`: \
+                lifecycle 0.3"
         );
         assert_eq!(
             in_force(Some((0.6, SetBy::User)), None, &none),

@@ -13,7 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{StoreError, read_file, try_lock, write_unsynced};
+use super::{StoreError, read_file, write_unsynced};
+use crate::fs::try_lock;
 
 /// Size from which the ledger is trimmed to its last two days.
 pub const TRIM_FROM: u64 = 256 * 1024;
@@ -164,7 +165,7 @@ impl Ledger {
     }
 
     fn append(&self, line: &str, now: u64) -> Result<(), StoreError> {
-        let len = super::fs::append_line(&self.path, line.as_bytes())?;
+        let len = crate::fs::append_line(&self.path, line.as_bytes())?;
         if len > TRIM_FROM {
             self.trim(now)?;
         }

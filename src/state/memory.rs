@@ -13,7 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{StoreError, read_file, try_lock, write_unsynced};
+use super::{StoreError, read_file, write_unsynced};
+use crate::fs::try_lock;
 
 /// Most findings remembered per repository; the oldest go first.
 pub const MAX_ENTRIES: usize = 2000;
@@ -133,7 +134,7 @@ impl Memory {
         };
         // A corrupt memory is forgotten all the same.
         let count = self.findings().map(|f| f.len()).unwrap_or(0);
-        super::remove_entry(&self.path())?;
+        crate::fs::remove_entry(&self.path())?;
         Ok(count)
     }
 

@@ -1,7 +1,8 @@
 //! The private state store under the data dir: per-session and per-prompt directories named by
 //! hashes of their ids, atomic writes, non-waiting locks, the notice ledger, the age sweep and
-//! the small decision log `status` reads. [`fs`] is the one module for careful file-system work
-//! that every other room uses too.
+//! the small decision log ([`decision`]) `status` reads. Its careful file-system work (atomic
+//! writes, bounded reads, private directories, locks) goes through [`crate::fs`], which every
+//! other room uses too.
 //!
 //! This room owns the data dir's layout and nothing else: it knows no git, no hook event and no
 //! scorer, and it never reads or writes inside a repository.
@@ -27,16 +28,14 @@
 
 pub mod budget;
 pub mod decision;
-pub mod fs;
 pub mod memory;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::digest::hex_sha256;
+use crate::fs::{self, Durability, FsError, Lock, remove_entry, try_lock};
 use decision::Decision;
-use fs::{Durability, FsError};
-pub use fs::{Lock, remove_entry, try_lock};
 
 /// Name of the ownership marker at the store's root.
 pub const MARKER: &str = ".jev-preflight-store";
@@ -561,7 +560,8 @@ impl PromptStore {
     /// Whether anything sits where the snapshot dir goes: a prompt without one holds no
     /// content (it finished, continued, or never got as far as a snapshot).
     pub fn may_hold_content(&self) -> bool {
-        !matches!(std::fs::symlink_metadata(self.snapshot_dir()), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+        let found = std::fs::symlink_metadata(self.snapshot_dir());
+        !matches!(found, Err(e) if e.kind() == std::io::ErrorKind::NotFound)
     }
 
     /// Creates the directory (and the snapshot dir) and takes its lock without waiting.

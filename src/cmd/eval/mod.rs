@@ -20,17 +20,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::config::{self, ConfigError, Frozen, HostEnv};
+use crate::fs::{FsError, PrivateTempDir, read_capped};
 use crate::git::attributes::Attributes;
 use crate::git::diff::{self, Change};
 use crate::git::snapshot::{self, PrivateStore, Snapshot};
 use crate::git::{self, Discovery, Git, GitError, Repo};
 use crate::pipeline::Stages;
-use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS};
-use crate::pipeline::payload::{Outcome, SkipReason};
+use crate::pipeline::axes::{self, AXIS_COUNT, AXIS_IDS, Thresholds};
+use crate::pipeline::payload::{Outcome, Payload, SkipReason};
 use crate::pipeline::select::SelectError;
 use crate::scorer::threshold::{self, SetBy};
-use crate::scorer::{self, ScoreError, ScorerKind};
-use crate::state::fs::{FsError, PrivateTempDir, read_capped};
+use crate::scorer::{self, ScoreError, ScorerKind, ScorerSettings};
 
 /// Time a scorer may take for one `eval` (a repository's `timeoutMs` shortens it).
 pub const SCORER_BUDGET: Duration = Duration::from_secs(60);
@@ -157,25 +157,67 @@ impl EvalError {
     /// The next step for the user, printed on a `hint:` line.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            EvalError::NotARepo(_) => "run `jev-preflight eval` inside a repository, or score a diff with `jev-preflight eval --patch <file>` (`-` reads stdin)".into(),
-            EvalError::Bare(_) => "run it in a clone with a working tree, or pass a range such as `main...HEAD`".into(),
-            EvalError::NoCommits => "commit once (`git commit`), or score a diff with `jev-preflight eval --patch <file>`".into(),
-            EvalError::BadRevision(rev) => format!("check the name with `git rev-parse --verify {rev}`; ranges look like `main...HEAD` or `HEAD~3..HEAD`"),
-            EvalError::NoMergeBase(..) => "use a two-dot range `A..B` to compare the two trees directly".into(),
-            EvalError::PatchRead { .. } => "check the path, or pipe the diff in with `--patch -`".into(),
-            EvalError::PatchTooLarge { .. } => "score a smaller range or a part of the patch".into(),
-            EvalError::NotADiff { .. } => "pass the output of `git diff`, `git format-patch` or `diff -u`".into(),
-            EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight doctor` checks every config), or see `jev-preflight init` for a valid starter".into(),
-            EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular file".into(),
+            EvalError::NotARepo(_) => "run `jev-preflight eval` inside a repository, or score a \
+                diff with `jev-preflight eval --patch <file>` (`-` reads stdin)"
+                .into(),
+            EvalError::Bare(_) => "run it in a clone with a working tree, or pass a range such as \
+                `main...HEAD`"
+                .into(),
+            EvalError::NoCommits => "commit once (`git commit`), or score a diff with \
+                `jev-preflight eval --patch <file>`"
+                .into(),
+            EvalError::BadRevision(rev) => format!(
+                "check the name with `git rev-parse --verify \
+                {rev}`; ranges look like `main...HEAD` or `HEAD~3..HEAD`"
+            ),
+            EvalError::NoMergeBase(..) => "use a two-dot range `A..B` to compare the two trees \
+                directly"
+                .into(),
+            EvalError::PatchRead { .. } => "check the path, or pipe the diff in with `--patch \
+                -`"
+            .into(),
+            EvalError::PatchTooLarge { .. } => "score a smaller range or a part of the \
+                patch"
+                .into(),
+            EvalError::NotADiff { .. } => "pass the output of `git diff`, `git format-patch` or \
+                `diff -u`"
+                .into(),
+            EvalError::Config(ConfigError::Invalid { .. }) => "fix that entry (`jev-preflight \
+                doctor` checks every config), or see `jev-preflight init` for a valid \
+                starter"
+                .into(),
+            EvalError::Config(ConfigError::File(_)) => "check that the file is a readable regular \
+                file"
+                .into(),
             EvalError::Exclude(_) => "fix the glob in `.jev-preflight.json`".into(),
-            EvalError::Git(GitError::TooManyFiles { .. }) => "add generated or dependency folders to `.gitignore`, or to `exclude` in `.jev-preflight.json`, or score a range such as `HEAD~1..HEAD`".into(),
-            EvalError::Git(_) => "run `jev-preflight doctor` to check git and the repository".into(),
-            EvalError::Score { source: ScoreError::MissingKey { scorer }, .. } => match *scorer {
-                "openai" => "set `OPENAI_API_KEY` (or the variable `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`".into(),
-                _ => "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option), or use `--scorer local`, which needs no key".into(),
+            EvalError::Git(GitError::TooManyFiles { .. }) => "add generated or dependency folders \
+                to `.gitignore`, or to `exclude` in `.jev-preflight.json`, or score a range such \
+                as `HEAD~1..HEAD`"
+                .into(),
+            EvalError::Git(_) => "run `jev-preflight doctor` to check git and the \
+                repository"
+                .into(),
+            EvalError::Score {
+                source: ScoreError::MissingKey { scorer },
+                ..
+            } => match *scorer {
+                "openai" => "set `OPENAI_API_KEY` (or the variable \
+                    `JEV_PREFLIGHT_OPENAI_API_KEY_ENV` names), or use `--scorer local`"
+                    .into(),
+                _ => "set `TYPESAFE_API_KEY` (or the plugin's `typesafe_api_key` option), or use \
+                    `--scorer local`, which needs no key"
+                    .into(),
             },
-            EvalError::Score { source: ScoreError::Config { .. }, .. } => "check the scorer settings in the user config file or the `JEV_PREFLIGHT_*` variables (`jev-preflight doctor` shows them)".into(),
-            EvalError::Score { .. } => "try again, or use `--scorer local`, which runs offline".into(),
+            EvalError::Score {
+                source: ScoreError::Config { .. },
+                ..
+            } => "check the scorer \
+                settings in the user config file or the `JEV_PREFLIGHT_*` variables \
+                (`jev-preflight doctor` shows them)"
+                .into(),
+            EvalError::Score { .. } => "try again, or use `--scorer local`, which runs \
+                offline"
+                .into(),
             EvalError::Temp(_) => "check that the temp dir (`TMPDIR`) is writable".into(),
         })
     }
@@ -219,7 +261,7 @@ pub enum EvalResult {
     TooLarge { bytes: usize, max_bytes: usize },
     /// A payload, scored unless this is a dry run.
     Payload {
-        payload: Box<crate::pipeline::payload::Payload>,
+        payload: Box<Payload>,
         scored: Option<Scored>,
     },
 }
@@ -266,40 +308,9 @@ pub fn run(
 ) -> Result<Report, EvalError> {
     let git = Git::default().with_deadline(GIT_DEADLINE);
     let patch_mode = matches!(request.source, Source::Patch(_));
-
-    // The repository: required unless scoring a patch.
-    let repo = match git::discover(&git, cwd)? {
-        Discovery::Found(repo) => Some(repo),
-        Discovery::NotARepo if patch_mode => None,
-        Discovery::Bare if patch_mode => None,
-        Discovery::NotARepo => return Err(EvalError::NotARepo(cwd.to_owned())),
-        Discovery::Bare => {
-            // A range needs no working tree.
-            return Err(EvalError::Bare(cwd.to_owned()));
-        }
-    };
-
-    // Settings exactly as a prompt would freeze them: the repository's file over the user's.
-    // A patch needs no repository, so the config of the one it happens to be run in cannot
-    // stop it: an invalid file is reported and the defaults apply.
+    let repo = find_repo(&git, cwd, patch_mode)?;
     let mut warnings = Vec::new();
-    let repo_config = match &repo {
-        Some(repo) => match config::read_repo_config(&repo.top) {
-            Ok((cfg, _)) => cfg,
-            Err(e) if patch_mode => {
-                warnings.push(Warning {
-                    message: format!("ignoring the repository config: {e}"),
-                    hint: format!(
-                        "`--patch` needs no repository, so the defaults apply; {}",
-                        e.fix(&repo.top.join(config::REPO_CONFIG_FILE))
-                    ),
-                });
-                config::RepoConfig::default()
-            }
-            Err(e) => return Err(e.into()),
-        },
-        None => config::RepoConfig::default(),
-    };
+    let repo_config = repo_config(repo.as_ref(), patch_mode, &mut warnings)?;
     let user = config::user_settings(env)?;
     let frozen = Frozen::resolve(&repo_config, &user);
     let mut scorer_settings = user.scorer.clone();
@@ -307,7 +318,6 @@ pub fn run(
         scorer_settings.kind = kind;
     }
 
-    // Changes.
     let changes = match (&request.source, &repo) {
         (Source::Patch(path), _) => read_patch(path.as_deref(), stdin)?,
         (Source::WorkingTree { base }, Some(repo)) => {
@@ -321,19 +331,7 @@ pub fn run(
                 merge_base,
             },
             Some(repo),
-        ) => {
-            let base_commit = if *merge_base {
-                let a = commit_of(&git, repo, base)?;
-                let b = commit_of(&git, repo, head)?;
-                merge_base_of(&git, repo, &a, &b)
-                    .ok_or_else(|| EvalError::NoMergeBase(base.clone(), head.clone()))?
-            } else {
-                commit_of(&git, repo, base)?
-            };
-            let base_tree = tree_of(&git, repo, &base_commit)?;
-            let head_tree = tree_of(&git, repo, head)?;
-            diff::diff_trees(&git, repo, &base_tree, &head_tree)?
-        }
+        ) => range_changes(&git, repo, base, head, *merge_base)?,
         (_, None) => return Err(EvalError::NotARepo(cwd.to_owned())),
     };
     let changed = changes.len();
@@ -382,26 +380,102 @@ pub fn run(
             scored: None,
         },
         Outcome::Ready(payload) => {
-            let fail = |source| EvalError::Score {
-                scorer: report.scorer,
-                source,
-            };
-            let scorer = scorer::build(&scorer_settings).map_err(fail)?;
             let budget = frozen.scorer_budget(SCORER_BUDGET);
-            let verdict = scorer::judge(&payload, &*scorer, &thresholds, budget).map_err(fail)?;
-            report.scorer = verdict.scorer;
-            report.model = verdict.scores.model.clone();
-            EvalResult::Payload {
-                payload: Box::new(payload),
-                scored: Some(Scored {
-                    values: verdict.scores.values,
-                    selected: verdict.selected.iter().map(|s| s.axis).collect(),
-                    evidence: verdict.scores.evidence,
-                }),
-            }
+            score(&mut report, payload, &scorer_settings, &thresholds, budget)?
         }
     };
     Ok(report)
+}
+
+/// The repository `eval` runs in: required unless scoring a patch, and never a bare one
+/// (the working tree is what a single revision is scored against).
+fn find_repo(git: &Git, cwd: &Path, patch_mode: bool) -> Result<Option<Repo>, EvalError> {
+    match git::discover(git, cwd)? {
+        Discovery::Found(repo) => Ok(Some(repo)),
+        Discovery::NotARepo if patch_mode => Ok(None),
+        Discovery::Bare if patch_mode => Ok(None),
+        Discovery::NotARepo => Err(EvalError::NotARepo(cwd.to_owned())),
+        Discovery::Bare => {
+            // A range needs no working tree.
+            Err(EvalError::Bare(cwd.to_owned()))
+        }
+    }
+}
+
+/// The repository's settings exactly as a prompt would freeze them (the repository's file
+/// goes over the user's). A patch needs no repository, so the config of the one it happens to
+/// be run in cannot stop it: an invalid file is reported in `warnings` and the defaults apply.
+fn repo_config(
+    repo: Option<&Repo>,
+    patch_mode: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<config::RepoConfig, EvalError> {
+    let Some(repo) = repo else {
+        return Ok(config::RepoConfig::default());
+    };
+    match config::read_repo_config(&repo.top) {
+        Ok((cfg, _)) => Ok(cfg),
+        Err(e) if patch_mode => {
+            warnings.push(Warning {
+                message: format!("ignoring the repository config: {e}"),
+                hint: format!(
+                    "`--patch` needs no repository, so the defaults apply; {}",
+                    e.fix(&repo.top.join(config::REPO_CONFIG_FILE))
+                ),
+            });
+            Ok(config::RepoConfig::default())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The changes of a revision range: the tree of `base` (or of the merge base of `base` and
+/// `head`, for `A...B`) against the tree of `head`.
+fn range_changes(
+    git: &Git,
+    repo: &Repo,
+    base: &str,
+    head: &str,
+    merge_base: bool,
+) -> Result<Vec<Change>, EvalError> {
+    let base_commit = if merge_base {
+        let a = commit_of(git, repo, base)?;
+        let b = commit_of(git, repo, head)?;
+        merge_base_of(git, repo, &a, &b)
+            .ok_or_else(|| EvalError::NoMergeBase(base.to_owned(), head.to_owned()))?
+    } else {
+        commit_of(git, repo, base)?
+    };
+    let base_tree = tree_of(git, repo, &base_commit)?;
+    let head_tree = tree_of(git, repo, head)?;
+    Ok(diff::diff_trees(git, repo, &base_tree, &head_tree)?)
+}
+
+/// Scores `payload` with the scorer `settings` name and picks the axes to look at again; the
+/// scorer and model that answered are written into `report`.
+fn score(
+    report: &mut Report,
+    payload: Payload,
+    settings: &ScorerSettings,
+    thresholds: &Thresholds,
+    budget: Duration,
+) -> Result<EvalResult, EvalError> {
+    let fail = |source| EvalError::Score {
+        scorer: report.scorer,
+        source,
+    };
+    let scorer = scorer::build(settings).map_err(fail)?;
+    let verdict = scorer::judge(&payload, &*scorer, thresholds, budget).map_err(fail)?;
+    report.scorer = verdict.scorer;
+    report.model = verdict.scores.model.clone();
+    Ok(EvalResult::Payload {
+        payload: Box::new(payload),
+        scored: Some(Scored {
+            values: verdict.scores.values,
+            selected: verdict.selected.iter().map(|s| s.axis).collect(),
+            evidence: verdict.scores.evidence,
+        }),
+    })
 }
 
 /// The name a scorer kind reports as.

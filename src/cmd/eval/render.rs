@@ -13,9 +13,9 @@
 //! | `model` | string or null | the model the scorer reports |
 //! | `thresholds` | object | axis id → the threshold in force |
 //! | `threshold_note` | string | who chose the thresholds and their values, in words |
-//! | `scores` | object | axis id → number in \[0, 1\], all 8 axes when `status` is `scored`, else empty |
-//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 (empty unless scored) |
-//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer (empty unless scored) |
+//! | `scores` | object | axis id → number in \[0, 1\]; all 8 axes if `scored`, else empty |
+//! | `selected` | array | axis ids at or above their threshold, best first, at most 3 |
+//! | `evidence` | array | `{axis, file, line, note}` signals from the scorer |
 //! | `files` | array | redacted paths in the payload, sorted |
 //! | `omitted` | array | paths left out of a partial payload for size |
 //! | `partial` | bool | the payload leaves files out |
@@ -27,17 +27,19 @@
 //! | `payload` | string | the exact canonical JSON that would be sent (only with `--dry-run`) |
 //! | `fail_on` | number or null | the `--fail-on` threshold |
 //! | `failed` | array | axis ids at or above `--fail-on` (exit code 1 when non-empty) |
-//! | `warnings` | array | `{message, hint}` problems that did not stop the evaluation (also on stderr) |
+//! | `warnings` | array | `{message, hint}` problems that did not stop `eval` (also on stderr) |
 //!
-//! Scores and thresholds are rounded to [`crate::scorer::threshold::DECIMALS`] places in
-//! every format; selection compares the unrounded values.
+//! `selected` and `evidence` are empty unless `status` is `scored`. Scores and thresholds are
+//! rounded to [`crate::scorer::threshold::DECIMALS`] places in every format; selection
+//! compares the unrounded values.
 
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
-use super::{EvalResult, Report};
+use super::{EvalResult, Report, Scored};
 use crate::pipeline::axes::{AXIS_IDS, axes};
+use crate::pipeline::payload::Payload;
 use crate::scorer::threshold::{rounded, shown as number};
 
 /// Version of the JSON schema.
@@ -196,7 +198,8 @@ pub fn table(report: &Report) -> String {
         EvalResult::TooLarge { bytes, max_bytes } => {
             let _ = writeln!(
                 t,
-                "not scored: the payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes}), and no whole file fits a partial payload (or `oversize` is `skip`)"
+                "not scored: the payload is {bytes} bytes, over `maxDiffBytes` ({max_bytes}), and \
+                    no whole file fits a partial payload (or `oversize` is `skip`)"
             );
         }
         EvalResult::Payload { payload, scored } => {
@@ -221,70 +224,87 @@ pub fn table(report: &Report) -> String {
                 None => {
                     let _ = writeln!(t, "dry run: nothing was sent; the payload follows");
                 }
-                Some(s) => {
-                    let _ = writeln!(t);
-                    let _ = writeln!(t, "{:<20} {:>6} {:>9}", "axis", "score", "threshold");
-                    for (i, id) in AXIS_IDS.iter().enumerate() {
-                        let mark = match s.selected.iter().position(|&x| x == i) {
-                            Some(rank) => format!("  ◀ look again #{}", rank + 1),
-                            None => String::new(),
-                        };
-                        let fail = if report.failing().iter().any(|&(f, _)| f == i) {
-                            "  ✗ fail-on"
-                        } else {
-                            ""
-                        };
-                        let _ = writeln!(
-                            t,
-                            "{id:<20} {:>6} {:>9}{mark}{fail}",
-                            number(s.values[i]),
-                            number(report.thresholds[i])
-                        );
-                    }
-                    let _ = writeln!(t, "threshold: {}", report.threshold_note);
-                    if s.selected.is_empty() {
-                        let _ = writeln!(t, "\nno axis reached its threshold");
-                    } else {
-                        let _ = writeln!(t);
-                        for &i in &s.selected {
-                            let _ = writeln!(t, "{}: {}", AXIS_IDS[i], axes()[i].question);
-                        }
-                    }
-                    if !s.evidence.is_empty() {
-                        let _ = writeln!(t, "\nevidence");
-                        let mut ev = s.evidence.clone();
-                        ev.sort_by_key(|e| (e.axis, e.file.clone(), e.line));
-                        for e in ev {
-                            let place = match e.line {
-                                Some(l) => format!("{}:{l}", shown(&e.file)),
-                                None => shown(&e.file),
-                            };
-                            let _ = writeln!(
-                                t,
-                                "  {:<20} {place}  {}",
-                                AXIS_IDS.get(e.axis).copied().unwrap_or("?"),
-                                shown(&e.note)
-                            );
-                        }
-                    }
-                }
+                Some(s) => table_scores(&mut t, report, s),
             }
-            let _ = writeln!(t, "\nfiles scored ({})", payload.files.len());
-            for f in &payload.files {
-                let _ = writeln!(t, "  {}", shown(f));
-            }
-            if !payload.omitted.is_empty() {
-                let _ = writeln!(
-                    t,
-                    "\npartial: {} file(s) left out to stay within `maxDiffBytes`",
-                    payload.omitted.len()
-                );
-                for f in &payload.omitted {
-                    let _ = writeln!(t, "  {}", shown(f));
-                }
-            }
+            table_files(&mut t, payload);
         }
     }
+    table_footer(&mut t, report);
+    t
+}
+
+/// The table's scores: one row per axis with its threshold and marks (selected rank,
+/// `--fail-on`), who chose the thresholds, the selected axes' questions, and the evidence
+/// sorted by axis, file and line.
+fn table_scores(t: &mut String, report: &Report, s: &Scored) {
+    let _ = writeln!(t);
+    let _ = writeln!(t, "{:<20} {:>6} {:>9}", "axis", "score", "threshold");
+    for (i, id) in AXIS_IDS.iter().enumerate() {
+        let mark = match s.selected.iter().position(|&x| x == i) {
+            Some(rank) => format!("  ◀ look again #{}", rank + 1),
+            None => String::new(),
+        };
+        let fail = if report.failing().iter().any(|&(f, _)| f == i) {
+            "  ✗ fail-on"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            t,
+            "{id:<20} {:>6} {:>9}{mark}{fail}",
+            number(s.values[i]),
+            number(report.thresholds[i])
+        );
+    }
+    let _ = writeln!(t, "threshold: {}", report.threshold_note);
+    if s.selected.is_empty() {
+        let _ = writeln!(t, "\nno axis reached its threshold");
+    } else {
+        let _ = writeln!(t);
+        for &i in &s.selected {
+            let _ = writeln!(t, "{}: {}", AXIS_IDS[i], axes()[i].question);
+        }
+    }
+    if !s.evidence.is_empty() {
+        let _ = writeln!(t, "\nevidence");
+        let mut ev = s.evidence.clone();
+        ev.sort_by_key(|e| (e.axis, e.file.clone(), e.line));
+        for e in ev {
+            let place = match e.line {
+                Some(l) => format!("{}:{l}", shown(&e.file)),
+                None => shown(&e.file),
+            };
+            let _ = writeln!(
+                t,
+                "  {:<20} {place}  {}",
+                AXIS_IDS.get(e.axis).copied().unwrap_or("?"),
+                shown(&e.note)
+            );
+        }
+    }
+}
+
+/// The table's list of the files in the payload, and of those a partial payload left out.
+fn table_files(t: &mut String, payload: &Payload) {
+    let _ = writeln!(t, "\nfiles scored ({})", payload.files.len());
+    for f in &payload.files {
+        let _ = writeln!(t, "  {}", shown(f));
+    }
+    if !payload.omitted.is_empty() {
+        let _ = writeln!(
+            t,
+            "\npartial: {} file(s) left out to stay within `maxDiffBytes`",
+            payload.omitted.len()
+        );
+        for f in &payload.omitted {
+            let _ = writeln!(t, "  {}", shown(f));
+        }
+    }
+}
+
+/// The table's closing lines: excluded paths, what redaction replaced, and, under scores, the
+/// reminder that they are priorities.
+fn table_footer(t: &mut String, report: &Report) {
     if !report.excluded.is_empty() {
         let _ = writeln!(t, "\nexcluded ({})", report.excluded.len());
         for (p, r) in &report.excluded {
@@ -303,7 +323,6 @@ pub fn table(report: &Report) -> String {
             "\nscores are priorities for where to look, not proof of a defect"
         );
     }
-    t
 }
 
 /// Text safe inside a Markdown table cell or inline code.
@@ -319,18 +338,7 @@ fn md(text: &str) -> String {
 /// The Markdown pull-request comment.
 pub fn markdown(report: &Report) -> String {
     let mut t = String::new();
-    let head = match &report.result {
-        EvalResult::Payload {
-            scored: Some(s), ..
-        } if !s.selected.is_empty() => format!("{} axis(es) worth a second look", s.selected.len()),
-        EvalResult::Payload {
-            scored: Some(_), ..
-        } => "no axis reached its threshold".to_owned(),
-        EvalResult::Payload { scored: None, .. } => "dry run, nothing sent".to_owned(),
-        EvalResult::Empty => "nothing to score".to_owned(),
-        EvalResult::TooLarge { .. } => "not scored: diff too large".to_owned(),
-    };
-    let _ = writeln!(t, "### jev-preflight: {head}\n");
+    let _ = writeln!(t, "### jev-preflight: {}\n", md_head(report));
     let _ = writeln!(
         t,
         "Scored `{}` with the `{}` scorer{}.",
@@ -358,73 +366,111 @@ pub fn markdown(report: &Report) -> String {
         }
         EvalResult::Payload { payload, scored } => {
             if let Some(s) = scored {
-                let _ = writeln!(t, "\n| axis | score | threshold | |\n|---|---:|---:|---|");
-                for (i, id) in AXIS_IDS.iter().enumerate() {
-                    let mark = if s.selected.contains(&i) {
-                        "**look again**"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(
-                        t,
-                        "| `{id}` | {} | {} | {mark} |",
-                        number(s.values[i]),
-                        number(report.thresholds[i])
-                    );
-                }
-                // Our own words and numbers only, so the Markdown keeps its inline code.
-                let _ = writeln!(t, "\nThreshold: {}.", report.threshold_note);
-                if !s.selected.is_empty() {
-                    let _ = writeln!(t);
-                    for &i in &s.selected {
-                        let _ = writeln!(
-                            t,
-                            "- **`{}`** ({}): {}",
-                            AXIS_IDS[i],
-                            number(s.values[i]),
-                            md(axes()[i].question)
-                        );
-                        for e in s.evidence.iter().filter(|e| e.axis == i).take(4) {
-                            let place = match e.line {
-                                Some(l) => format!("{}:{l}", md(&e.file)),
-                                None => md(&e.file),
-                            };
-                            let _ = writeln!(t, "  - `{place}`: {}", md(&e.note));
-                        }
-                    }
-                }
+                md_scores(&mut t, report, s);
             }
-            let _ = writeln!(
-                t,
-                "\n<details><summary>{} file(s) scored, payload {} bytes{}</summary>\n",
-                payload.files.len(),
-                payload.json.len(),
-                if payload.omitted.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {} left out for size", payload.omitted.len())
-                }
-            );
-            for f in &payload.files {
-                let _ = writeln!(t, "- `{}`", md(f));
-            }
-            for f in &payload.omitted {
-                let _ = writeln!(t, "- `{}` (left out for size)", md(f));
-            }
-            let _ = writeln!(t, "\n</details>");
+            md_files(&mut t, payload);
             if scored.is_none() {
-                // A fence longer than any backtick run inside keeps the payload byte-exact.
-                let longest = payload
-                    .json
-                    .split(|c| c != '`')
-                    .map(str::len)
-                    .max()
-                    .unwrap_or(0);
-                let fence = "`".repeat(longest.max(2) + 1);
-                let _ = writeln!(t, "\n{fence}json\n{}\n{fence}", payload.json);
+                md_payload(&mut t, payload);
             }
         }
     }
+    md_footer(&mut t, report);
+    t
+}
+
+/// The comment's heading: how many axes are worth a second look, or why there are none.
+fn md_head(report: &Report) -> String {
+    match &report.result {
+        EvalResult::Payload {
+            scored: Some(s), ..
+        } if !s.selected.is_empty() => format!("{} axis(es) worth a second look", s.selected.len()),
+        EvalResult::Payload {
+            scored: Some(_), ..
+        } => "no axis reached its threshold".to_owned(),
+        EvalResult::Payload { scored: None, .. } => "dry run, nothing sent".to_owned(),
+        EvalResult::Empty => "nothing to score".to_owned(),
+        EvalResult::TooLarge { .. } => "not scored: diff too large".to_owned(),
+    }
+}
+
+/// The comment's score table, who chose the thresholds, and each selected axis with its
+/// question and up to four pieces of evidence.
+fn md_scores(t: &mut String, report: &Report, s: &Scored) {
+    let _ = writeln!(t, "\n| axis | score | threshold | |\n|---|---:|---:|---|");
+    for (i, id) in AXIS_IDS.iter().enumerate() {
+        let mark = if s.selected.contains(&i) {
+            "**look again**"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            t,
+            "| `{id}` | {} | {} | {mark} |",
+            number(s.values[i]),
+            number(report.thresholds[i])
+        );
+    }
+    // Our own words and numbers only, so the Markdown keeps its inline code.
+    let _ = writeln!(t, "\nThreshold: {}.", report.threshold_note);
+    if !s.selected.is_empty() {
+        let _ = writeln!(t);
+        for &i in &s.selected {
+            let _ = writeln!(
+                t,
+                "- **`{}`** ({}): {}",
+                AXIS_IDS[i],
+                number(s.values[i]),
+                md(axes()[i].question)
+            );
+            for e in s.evidence.iter().filter(|e| e.axis == i).take(4) {
+                let place = match e.line {
+                    Some(l) => format!("{}:{l}", md(&e.file)),
+                    None => md(&e.file),
+                };
+                let _ = writeln!(t, "  - `{place}`: {}", md(&e.note));
+            }
+        }
+    }
+}
+
+/// The comment's folded list of the files in the payload, and of those left out for size.
+fn md_files(t: &mut String, payload: &Payload) {
+    let _ = writeln!(
+        t,
+        "\n<details><summary>{} file(s) scored, payload {} bytes{}</summary>\n",
+        payload.files.len(),
+        payload.json.len(),
+        if payload.omitted.is_empty() {
+            String::new()
+        } else {
+            format!(", {} left out for size", payload.omitted.len())
+        }
+    );
+    for f in &payload.files {
+        let _ = writeln!(t, "- `{}`", md(f));
+    }
+    for f in &payload.omitted {
+        let _ = writeln!(t, "- `{}` (left out for size)", md(f));
+    }
+    let _ = writeln!(t, "\n</details>");
+}
+
+/// A dry run's payload, fenced: a fence longer than any backtick run inside keeps the payload
+/// byte-exact.
+fn md_payload(t: &mut String, payload: &Payload) {
+    let longest = payload
+        .json
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let _ = writeln!(t, "\n{fence}json\n{}\n{fence}", payload.json);
+}
+
+/// The comment's closing: the excluded paths (folded), what redaction replaced, and the
+/// reminder that scores are priorities.
+fn md_footer(t: &mut String, report: &Report) {
     if !report.excluded.is_empty() {
         let _ = writeln!(
             t,
@@ -443,7 +489,6 @@ pub fn markdown(report: &Report) -> String {
         t,
         "\n<sub>Scores are priorities for where to look, not proof of a defect.</sub>"
     );
-    t
 }
 
 /// Where SARIF 2.1.0's JSON schema is published (OASIS, errata 01).
@@ -471,7 +516,8 @@ pub fn sarif(report: &Report) -> Value {
                 "shortDescription": {"text": a.question},
                 "fullDescription": {"text": format!("{} Yes: {} No: {}", a.question, a.yes, a.no)},
                 "help": {"text": format!(
-                    "{} A score is a priority for where to look, not proof of a defect: inspect the change, the code around it and its tests.",
+                    "{} A score is a priority for where to look, not proof of a defect: inspect \
+                        the change, the code around it and its tests.",
                     a.question
                 )},
                 "defaultConfiguration": {"level": "warning"},
@@ -513,11 +559,15 @@ pub fn sarif(report: &Report) -> Value {
                 "level": level,
                 "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
                 "message": {"text": format!(
-                    "{} (score {}, threshold {}). Worth a second look; scores are priorities, not proof of a defect.",
+                    "{} (score {}, threshold {}). Worth a second look; scores are priorities, not \
+                        proof of a defect.",
                     axes()[i].question, number(s.values[i]), number(report.thresholds[i])
                 )},
                 "locations": locations,
-                "properties": {"score": rounded(s.values[i]), "threshold": rounded(report.thresholds[i])},
+                "properties": {
+                    "score": rounded(s.values[i]),
+                    "threshold": rounded(report.thresholds[i]),
+                },
             }));
         }
     }
@@ -531,7 +581,9 @@ pub fn sarif(report: &Report) -> Value {
                 "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,
             }},
-            "originalUriBaseIds": {"SRCROOT": {"description": {"text": "The repository's top level"}}},
+            "originalUriBaseIds": {
+                "SRCROOT": {"description": {"text": "The repository's top level"}},
+            },
             "results": results,
             "properties": {
                 "source": report.source,

@@ -240,57 +240,51 @@ impl Parser<'_> {
     }
 
     fn object(&mut self) -> Result<Vec<Member>, EditError> {
-        self.expect(b'{')?;
-        let mut members = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(members);
-        }
-        loop {
-            self.skip_ws();
-            let key_start = self.pos;
-            let key = self.string()?;
-            let key_end = self.pos;
-            self.skip_ws();
-            self.expect(b':')?;
-            self.skip_ws();
-            let value = self.value()?;
-            members.push(Member {
+        self.list(b'{', b'}', |p| {
+            let key_start = p.pos;
+            let key = p.string()?;
+            let key_end = p.pos;
+            p.skip_ws();
+            p.expect(b':')?;
+            p.skip_ws();
+            let value = p.value()?;
+            Ok(Member {
                 key,
                 key_start,
                 key_end,
                 value,
-            });
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(members);
-                }
-                _ => return Err(self.broken()),
-            }
-        }
+            })
+        })
     }
 
     fn array(&mut self) -> Result<Vec<Node>, EditError> {
-        self.expect(b'[')?;
-        let mut elements = Vec::new();
+        self.list(b'[', b']', Self::value)
+    }
+
+    /// A JSON object's or array's shape: `open`, items separated by commas, `close`, with
+    /// whitespace anywhere between; `item` reads one member or element.
+    fn list<T>(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Result<T, EditError>,
+    ) -> Result<Vec<T>, EditError> {
+        self.expect(open)?;
+        let mut items = Vec::new();
         self.skip_ws();
-        if self.peek() == Some(b']') {
+        if self.peek() == Some(close) {
             self.pos += 1;
-            return Ok(elements);
+            return Ok(items);
         }
         loop {
             self.skip_ws();
-            elements.push(self.value()?);
+            items.push(item(self)?);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
-                Some(b']') => {
+                Some(c) if c == close => {
                     self.pos += 1;
-                    return Ok(elements);
+                    return Ok(items);
                 }
                 _ => return Err(self.broken()),
             }

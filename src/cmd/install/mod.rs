@@ -25,9 +25,10 @@
 mod edit;
 mod plugin;
 
+use crate::fs::{Durability, FsError};
 use crate::hook::event::EventName;
 use crate::host::{Command, Container, HookFile, Host, Nesting};
-use crate::state::{self, fs::Durability, fs::FsError};
+use crate::state;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -83,7 +84,7 @@ impl Undo {
 
     fn ensure(&self) -> Result<(), InstallError> {
         for dir in [self.dir.parent().unwrap_or(&self.dir), &self.dir] {
-            state::fs::ensure_private_dir(dir).map_err(fs_error(dir))?;
+            crate::fs::ensure_private_dir(dir).map_err(fs_error(dir))?;
         }
         Ok(())
     }
@@ -102,13 +103,13 @@ impl Undo {
         let names: Vec<&str> = dirs.iter().filter_map(|d| d.to_str()).collect();
         let json = serde_json::to_vec(&names).unwrap_or_default();
         let path = self.created_dirs();
-        state::fs::write_atomic(&path, &json, Durability::Synced, None).map_err(fs_error(&path))
+        crate::fs::write_atomic(&path, &json, Durability::Synced, None).map_err(fs_error(&path))
     }
 
     /// Removes the directories install created for `target`, deepest first, where they are
     /// empty; a directory someone put something in stays.
     fn remove_created(&self, target: &Path) {
-        let Ok(Some(bytes)) = state::fs::read_file(&self.created_dirs(), 64 * 1024) else {
+        let Ok(Some(bytes)) = crate::fs::read_file(&self.created_dirs(), 64 * 1024) else {
             return;
         };
         let dirs: Vec<PathBuf> = serde_json::from_slice(&bytes).unwrap_or_default();
@@ -122,7 +123,7 @@ impl Undo {
 
     /// Forgets everything kept for this file.
     fn forget(&self) {
-        let _ = state::remove_entry(&self.dir);
+        let _ = crate::fs::remove_entry(&self.dir);
     }
 }
 
@@ -224,7 +225,8 @@ impl InstallError {
                     .to_owned(),
             ),
             InstallError::NotOurs { path } => Some(format!(
-                "move `{}` away if it is an older copy of the jev-preflight plugin, then run this again",
+                "move `{}` away if it is an older copy of the jev-preflight plugin, then run this \
+                    again",
                 path.display()
             )),
             InstallError::Read { .. } | InstallError::Write { .. } => {
@@ -240,7 +242,8 @@ impl InstallError {
                     path.display()
                 ),
                 EditError::Shape { .. } => format!(
-                    "`{}` does not have the shape the host expects; fix that entry, then run this again",
+                    "`{}` does not have the shape the host expects; fix that entry, then run this \
+                        again",
                     path.display()
                 ),
             }),
@@ -425,7 +428,7 @@ fn write_atomic(path: &Path, bytes: &[u8], mode_from: Option<&Path>) -> Result<(
         #[cfg(not(unix))]
         None => None,
     };
-    state::fs::write_atomic(path, bytes, Durability::Synced, permissions).map_err(|e| match e {
+    crate::fs::write_atomic(path, bytes, Durability::Synced, permissions).map_err(|e| match e {
         FsError::Io { path, source } => InstallError::Write { path, source },
         other => write_error(path, io::Error::other(other.to_string())),
     })
@@ -939,7 +942,10 @@ mod tests {
             ),
             (
                 Command::Exec,
-                r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","args":["hook"],"timeout":1}"#,
+                concat!(
+                    r#"{"type":"command","command":"C:\\x\\jev-preflight.exe","#,
+                    r#""args":["hook"],"timeout":1}"#
+                ),
                 true,
             ),
             (
@@ -979,7 +985,10 @@ mod tests {
             ),
             (
                 Command::NamedShell,
-                r#"{"type":"command","name":"jev-preflight","command":"/x/jev-preflight hook","timeout":60000}"#,
+                concat!(
+                    r#"{"type":"command","name":"jev-preflight","#,
+                    r#""command":"/x/jev-preflight hook","timeout":60000}"#
+                ),
                 true,
             ),
             (

@@ -27,8 +27,11 @@ pub const MARKER: &str = "// jev-preflight plugin, written by `jev-preflight ins
 /// The plugin text for `host`, running `program`.
 pub fn text(host: Host, program: &str) -> String {
     let quoted = serde_json::Value::String(program.to_owned()).to_string();
+    // The template is cut into pieces only to keep source lines short; `concat!` joins them
+    // back into the one text, byte for byte.
     format!(
-        r#"{MARKER}; remove it with `jev-preflight uninstall --{id}`.
+        concat!(
+            r#"{MARKER}; remove it with `jev-preflight uninstall --{id}`.
 // Runs the jev-preflight hook when a prompt is sent and when a session goes idle, and sends its
 // request for one more look back as a prompt (at most once per prompt; it fails open).
 import {{ spawn }} from "node:child_process";
@@ -71,24 +74,31 @@ export const JevPreflight = async ({{ client, directory }}) => {{
         .filter((part) => part.type === "text")
         .map((part) => part.text)
         .join("\n");
-      await hook({{ hook_event_name: "UserPromptSubmit", session_id: input.sessionID, cwd: directory, prompt }});
+      await hook({{ hook_event_name: "UserPromptSubmit", session_id: input.sessionID, "#,
+            r#"cwd: directory, prompt }});
     }},
     event: async ({{ event }}) => {{
       if (event.type === "session.idle") {{
         const id = event.properties.sessionID;
         const active = continued.delete(id);
-        const answer = await hook({{ hook_event_name: "Stop", session_id: id, cwd: directory, stop_hook_active: active }});
+        const answer = await hook({{ hook_event_name: "Stop", session_id: id, cwd: directory, "#,
+            r#"stop_hook_active: active }});
         if (answer && answer.decision === "block" && typeof answer.reason === "string") {{
           continued.add(id);
-          await client.session.promptAsync({{ path: {{ id }}, body: {{ parts: [{{ type: "text", text: answer.reason }}] }} }});
+          await client.session.promptAsync({{ path: {{ id }}, "#,
+            r#"body: {{ parts: [{{ type: "text", text: answer.reason }}] }} }});
         }}
       }} else if (event.type === "session.deleted") {{
-        await hook({{ hook_event_name: "SessionEnd", session_id: event.properties.info.id, cwd: directory }});
+        await hook({{ hook_event_name: "SessionEnd", "#,
+            r#"session_id: event.properties.info.id, cwd: directory }});
       }}
     }},
   }};
 }};
-"#,
+"#
+        ),
+        MARKER = MARKER,
+        quoted = quoted,
         id = host.id(),
     )
 }

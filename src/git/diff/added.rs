@@ -17,7 +17,7 @@ use sha2::Digest;
 
 use super::{Change, Status};
 use crate::git::ObjectFormat;
-use crate::git::quote::c_quote;
+use crate::git::quote::prefixed;
 
 /// How many leading bytes git looks at for a NUL to call a file binary.
 const FIRST_FEW_BYTES: usize = 8000;
@@ -98,13 +98,6 @@ fn change(path: &[u8], mode: &str, body: &[u8], format: ObjectFormat) -> Change 
         oversized: None,
         unread: false,
     }
-}
-
-/// `prefix` + `path`, quoted as git quotes a name in a diff header.
-fn prefixed(prefix: &[u8], path: &[u8]) -> Vec<u8> {
-    let mut name = prefix.to_vec();
-    name.extend_from_slice(path);
-    c_quote(&name)
 }
 
 /// The id git gives a blob holding `body`.

@@ -45,7 +45,8 @@ pub struct Change {
     /// `Some(size)` when the file was over the untracked-file cap and was never read.
     pub oversized: Option<u64>,
     /// The file's content was never read: the turn changed more files (or bytes) than a
-    /// snapshot reads, and this one came later in the snapshot's [`ReadOrder`](crate::git::snapshot::ReadOrder).
+    /// snapshot reads, and this one came later in the snapshot's
+    /// [`ReadOrder`](crate::git::snapshot::ReadOrder).
     pub unread: bool,
 }
 

@@ -14,7 +14,7 @@
 //! header, so the payload reads the same whichever tool wrote the patch.
 
 use crate::git::diff::{Change, Status};
-use crate::git::quote::c_quote;
+use crate::git::quote::{self, unquote};
 
 /// The prefixes the hook's own diffs use, and that every parsed section ends up with.
 const CANONICAL: (&[u8], &[u8]) = (b"a/", b"b/");
@@ -45,49 +45,6 @@ fn lines(bytes: &[u8]) -> Vec<&[u8]> {
 fn trim_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// Undoes git's C-style quoting of a path (`"a\tb"`, octal escapes); unquoted paths pass.
-pub(crate) fn unquote(raw: &[u8]) -> Vec<u8> {
-    let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
-        return raw.to_vec();
-    };
-    let mut out = Vec::with_capacity(inner.len());
-    let mut i = 0;
-    while i < inner.len() {
-        let b = inner[i];
-        if b != b'\\' || i + 1 == inner.len() {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        let e = inner[i + 1];
-        i += 2;
-        out.push(match e {
-            b'n' => b'\n',
-            b't' => b'\t',
-            b'r' => b'\r',
-            b'a' => 7,
-            b'b' => 8,
-            b'f' => 12,
-            b'v' => 11,
-            b'0'..=b'7' => {
-                let mut v = u32::from(e - b'0');
-                for _ in 0..2 {
-                    match inner.get(i) {
-                        Some(&d @ b'0'..=b'7') => {
-                            v = v * 8 + u32::from(d - b'0');
-                            i += 1;
-                        }
-                        _ => break,
-                    }
-                }
-                v as u8
-            }
-            other => other,
-        });
-    }
-    out
 }
 
 /// The path of a `---`/`+++` line: quoted or up to a tab (plain diff puts a date there);
@@ -184,7 +141,7 @@ fn path_line(tag: &[u8], path: Option<(&[u8], &[u8])>, eol: &[u8]) -> Vec<u8> {
     match path {
         None => line.extend_from_slice(b"/dev/null"),
         Some((prefix, name)) => {
-            line.extend_from_slice(&c_quote(&[prefix, name].concat()));
+            line.extend_from_slice(&quote::prefixed(prefix, name));
             if tag != b"diff --git " && name.contains(&b' ') {
                 line.push(b'\t');
             }
@@ -345,7 +302,7 @@ fn with_canonical_names(
         if i == 0 {
             let mut first = path_line(b"diff --git ", Some((a, old)), b"");
             first.push(b' ');
-            first.extend_from_slice(&c_quote(&[b, new].concat()));
+            first.extend_from_slice(&quote::prefixed(b, new));
             first.extend_from_slice(eol);
             out.extend_from_slice(&first);
         } else if header && !minus_done && line.starts_with(b"--- ") {
@@ -523,7 +480,10 @@ mod tests {
 
     #[test]
     fn git_sections_keep_their_bytes_and_status() {
-        let text = "From 1 Mon\nSubject: x\n\n---\n a | 1 +\n\ndiff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n";
+        let text = "From 1 Mon\nSubject: x\n\n---\n a | 1 +\n\ndiff --git a/src/a.rs b/src/a.rs\n\
+            index 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git \
+            a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 \
+            @@\n+n\n";
         let all = parse(text.as_bytes()).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].path, b"new.txt");
@@ -556,14 +516,16 @@ mod tests {
                 false,
             ),
             (
-                "diff --git a/gone b/gone\ndeleted file mode 100644\n--- a/gone\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+                "diff --git a/gone b/gone\ndeleted file mode 100644\n--- a/gone\n+++ /dev/null\n@@ \
+                    -1 +0,0 @@\n-x\n",
                 "gone",
                 None,
                 Status::Deleted,
                 false,
             ),
             (
-                "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and b/img.png differ\n",
+                "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and \
+                    b/img.png differ\n",
                 "img.png",
                 None,
                 Status::Modified,
@@ -584,7 +546,8 @@ mod tests {
                 false,
             ),
             (
-                "diff --git \"a/tab\\there\" \"b/tab\\there\"\n--- \"a/tab\\there\"\n+++ \"b/tab\\there\"\n@@ -1 +1 @@\n-a\n+b\n",
+                "diff --git \"a/tab\\there\" \"b/tab\\there\"\n--- \"a/tab\\there\"\n+++ \
+                    \"b/tab\\there\"\n@@ -1 +1 @@\n-a\n+b\n",
                 "tab\there",
                 None,
                 Status::Modified,
@@ -609,7 +572,8 @@ mod tests {
 
     #[test]
     fn plain_diffs_get_git_headers() {
-        let text = "--- old/app.py\t2026-01-01 00:00:00\n+++ new/app.py\t2026-01-02 00:00:00\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/added.py\n@@ -0,0 +1 @@\n+c\n";
+        let text = "--- old/app.py\t2026-01-01 00:00:00\n+++ new/app.py\t2026-01-02 00:00:00\n@@ \
+            -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/added.py\n@@ -0,0 +1 @@\n+c\n";
         let all = parse(text.as_bytes()).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].path, b"added.py");
@@ -663,7 +627,9 @@ mod tests {
     #[test]
     fn a_section_without_names_takes_the_patch_prefixes() {
         // A mode change shows no `---`/`+++` names; the other section shows the prefixes.
-        let text = "diff --git left/src/a.rs right/src/a.rs\n--- left/src/a.rs\n+++ right/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git left/run me.sh right/run me.sh\nold mode 100644\nnew mode 100755\n";
+        let text = "diff --git left/src/a.rs right/src/a.rs\n--- left/src/a.rs\n+++ \
+            right/src/a.rs\n@@ -1 +1 @@\n-x\n+y\ndiff --git left/run me.sh right/run me.sh\nold \
+            mode 100644\nnew mode 100755\n";
         let all = parse(text.as_bytes()).unwrap();
         assert_eq!(all[0].path, b"run me.sh");
         assert_eq!(
@@ -672,7 +638,8 @@ mod tests {
         );
         assert_eq!(
             String::from_utf8_lossy(&all[1].patch),
-            "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\n"
+            "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n\
+                +y\n"
         );
     }
 

@@ -2,7 +2,7 @@
 
 use super::{Change, Status};
 use crate::git::GitError;
-use crate::git::quote::c_quote;
+use crate::git::quote;
 
 fn bad(detail: impl Into<String>) -> GitError {
     GitError::Parse {
@@ -45,55 +45,8 @@ pub fn parse(out: &[u8]) -> Result<Vec<Change>, GitError> {
         return Ok(Vec::new());
     }
     let mut cur = Cursor { buf: out, pos: 0 };
-    let mut raws = Vec::new();
-    while cur.peek() == Some(b':') {
-        let meta = cur.field()?;
-        let letter = meta
-            .rsplit(|&b| b == b' ')
-            .next()
-            .and_then(|s| s.first())
-            .copied()
-            .ok_or_else(|| bad("raw record without a status"))?;
-        let status = match letter {
-            b'A' => Status::Added,
-            b'M' => Status::Modified,
-            b'D' => Status::Deleted,
-            b'R' => Status::Renamed,
-            b'C' => Status::Copied,
-            b'T' => Status::TypeChanged,
-            other => return Err(bad(format!("unexpected status `{}`", other as char))),
-        };
-        let first = cur.field()?.to_vec();
-        let (old, path) = if matches!(status, Status::Renamed | Status::Copied) {
-            (Some(first), cur.field()?.to_vec())
-        } else {
-            (None, first)
-        };
-        raws.push(Raw { status, old, path });
-    }
-
-    let mut numstat = Vec::with_capacity(raws.len());
-    for raw in &raws {
-        let rec = cur.field()?;
-        let mut parts = rec.splitn(3, |&b| b == b'\t');
-        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad("malformed numstat record"));
-        };
-        let (old, new) = if path.is_empty() {
-            (Some(cur.field()?), cur.field()?)
-        } else {
-            (None, path)
-        };
-        if new != raw.path.as_slice() || old != raw.old.as_deref() {
-            return Err(bad("numstat and name-status disagree on paths"));
-        }
-        let counts = match (added, deleted) {
-            (b"-", b"-") => None,
-            (a, d) => Some((number(a)?, number(d)?)),
-        };
-        numstat.push(counts);
-    }
+    let raws = name_status(&mut cur)?;
+    let numstat = numstat(&mut cur, &raws)?;
     if cur.pos < out.len() && cur.field()? != b"" {
         return Err(bad("no separator before the patch"));
     }
@@ -147,6 +100,66 @@ pub fn parse(out: &[u8]) -> Result<Vec<Change>, GitError> {
     Ok(changes)
 }
 
+/// The name-status view: one record per changed path, with its status letter and, for a
+/// rename or copy, its old path.
+fn name_status(cur: &mut Cursor<'_>) -> Result<Vec<Raw>, GitError> {
+    let mut raws = Vec::new();
+    while cur.peek() == Some(b':') {
+        let meta = cur.field()?;
+        let letter = meta
+            .rsplit(|&b| b == b' ')
+            .next()
+            .and_then(|s| s.first())
+            .copied()
+            .ok_or_else(|| bad("raw record without a status"))?;
+        let status = match letter {
+            b'A' => Status::Added,
+            b'M' => Status::Modified,
+            b'D' => Status::Deleted,
+            b'R' => Status::Renamed,
+            b'C' => Status::Copied,
+            b'T' => Status::TypeChanged,
+            other => return Err(bad(format!("unexpected status `{}`", other as char))),
+        };
+        let first = cur.field()?.to_vec();
+        let (old, path) = if matches!(status, Status::Renamed | Status::Copied) {
+            (Some(first), cur.field()?.to_vec())
+        } else {
+            (None, first)
+        };
+        raws.push(Raw { status, old, path });
+    }
+    Ok(raws)
+}
+
+/// The numstat view: per record of `raws`, in the same order and naming the same paths, the
+/// added and deleted line counts (`None` for a binary file).
+fn numstat(cur: &mut Cursor<'_>, raws: &[Raw]) -> Result<Vec<Option<(u64, u64)>>, GitError> {
+    let mut numstat = Vec::with_capacity(raws.len());
+    for raw in raws {
+        let rec = cur.field()?;
+        let mut parts = rec.splitn(3, |&b| b == b'\t');
+        let (Some(added), Some(deleted), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad("malformed numstat record"));
+        };
+        let (old, new) = if path.is_empty() {
+            (Some(cur.field()?), cur.field()?)
+        } else {
+            (None, path)
+        };
+        if new != raw.path.as_slice() || old != raw.old.as_deref() {
+            return Err(bad("numstat and name-status disagree on paths"));
+        }
+        let counts = match (added, deleted) {
+            (b"-", b"-") => None,
+            (a, d) => Some((number(a)?, number(d)?)),
+        };
+        numstat.push(counts);
+    }
+    Ok(numstat)
+}
+
 fn number(digits: &[u8]) -> Result<u64, GitError> {
     std::str::from_utf8(digits)
         .ok()
@@ -156,14 +169,10 @@ fn number(digits: &[u8]) -> Result<u64, GitError> {
 
 /// The first line git writes for a file pair, quoted as git quotes it.
 fn expected_header(old: &[u8], new: &[u8]) -> Vec<u8> {
-    let mut a = b"a/".to_vec();
-    a.extend_from_slice(old);
-    let mut b = b"b/".to_vec();
-    b.extend_from_slice(new);
     let mut header = b"diff --git ".to_vec();
-    header.extend_from_slice(&c_quote(&a));
+    header.extend_from_slice(&quote::prefixed(b"a/", old));
     header.push(b' ');
-    header.extend_from_slice(&c_quote(&b));
+    header.extend_from_slice(&quote::prefixed(b"b/", new));
     header.push(b'\n');
     header
 }
@@ -230,7 +239,8 @@ mod tests {
 
     #[test]
     fn counts_hunk_lines_only() {
-        let s = b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-- a\n+++ b\n c\n";
+        let s = b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-- a\n\
+            +++ b\n c\n";
         assert_eq!(count(s), (false, 1, 1));
     }
 
@@ -250,7 +260,9 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+        fn arbitrary_output_never_panics(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)
+        ) {
             let _ = parse(&bytes);
         }
     }

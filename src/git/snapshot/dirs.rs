@@ -7,7 +7,6 @@ use std::time::{Duration, SystemTime};
 
 use super::PrivateStore;
 use crate::git::{GitError, Repo};
-use crate::state;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GitError + '_ {
     move |source| GitError::Io {
@@ -100,19 +99,19 @@ fn leaf_dir(path: &Path) -> Result<PathBuf, GitError> {
 }
 
 fn make_private_dir(path: &Path) -> Result<(), GitError> {
-    Ok(state::fs::create_private_dir(path)?)
+    Ok(crate::fs::create_private_dir(path)?)
 }
 
 /// Refuses a symlinked or foreign leaf, tightens its mode to 0700, and canonicalizes it.
 fn check_leaf(path: &Path) -> Result<PathBuf, GitError> {
-    state::fs::check_private_dir(path)?;
+    crate::fs::check_private_dir(path)?;
     fs::canonicalize(path).map_err(io(path))
 }
 
 /// Removes the prompt's private directory and everything in it (a symlink planted at the
 /// leaf is removed, never followed); a missing one is fine.
 pub(crate) fn remove_prompt(prompt: &Path) -> Result<(), GitError> {
-    Ok(state::fs::remove_entry(prompt)?)
+    Ok(crate::fs::remove_entry(prompt)?)
 }
 
 /// What a sweep of the tree cache found and removed.

@@ -2,13 +2,13 @@
 //!
 //! A snapshot is one walk over a private copy of the index (`git status`; on a large index,
 //! `git status` for the tracked files beside `git ls-files --others` for the untracked ones,
-//! see [`scan`]), an `update-index`
-//! of just the paths that walk reported (content blobs go to the prompt's object store), and
-//! a `write-tree` whose new trees go to a per-repository tree cache — for the baseline of a
-//! prompt, that last step is left to the Stop, which rarely needs it ([`baseline`]). Every command that
-//! writes objects sees only our own stores, because git refreshes the mtime of any object it
-//! would write that already exists in a store it can see; commands that only read also see
-//! the repository's real store through an alternate.
+//! see [`scan`]), an `update-index` of just the paths that walk reported (content blobs go to
+//! the prompt's object store), and a `write-tree` whose new trees go to a per-repository tree
+//! cache — for the baseline of a prompt, that last step is left to the Stop, which rarely
+//! needs it ([`baseline`]). Every command that writes objects sees only our own stores,
+//! because git refreshes the mtime of any object it would write that already exists in a store
+//! it can see; commands that only read also see the repository's real store through an
+//! alternate.
 
 mod dirs;
 mod porcelain;
@@ -757,7 +757,7 @@ impl Runner<'_> {
     /// supported.)
     pub fn keep_baseline(&self) -> Result<(), GitError> {
         let (index, baseline) = (&self.dirs.index, &self.dirs.baseline);
-        crate::state::fs::remove_entry(baseline)?;
+        crate::fs::remove_entry(baseline)?;
         if std::fs::hard_link(index, baseline).is_ok() {
             return Ok(());
         }

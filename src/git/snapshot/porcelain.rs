@@ -380,7 +380,9 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+        fn arbitrary_output_never_panics(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)
+        ) {
             let _ = parse(&bytes);
         }
     }

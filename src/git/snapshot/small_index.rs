@@ -69,7 +69,7 @@ pub(crate) fn write(
     let Some(bytes) = encode(entries, format) else {
         return Ok(false);
     };
-    crate::state::fs::remove_entry(path)?;
+    crate::fs::remove_entry(path)?;
     std::fs::write(path, bytes).map_err(|source| GitError::Io {
         path: path.to_path_buf(),
         source,

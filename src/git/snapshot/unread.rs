@@ -7,14 +7,15 @@
 //! files lists 20,000 of them, which the state file (read whole on every event) should not
 //! carry. Layout: the magic `JPU1`, then per file its path's length (`u32`, little-endian),
 //! the path, its size and modification time in nanoseconds (`u64` each) and one byte of flags
-//! (1: the private index tracked it; 2: it was gone). Written atomically, read without following a symlink
-//! and within a cap; anything unexpected is an error (the Stop then fails open).
+//! (1: the private index tracked it; 2: it was gone). Written atomically, read without
+//! following a symlink and within a cap; anything unexpected is an error (the Stop then fails
+//! open).
 
 use std::path::Path;
 
 use super::{LeftOut, OversizedFile};
+use crate::fs::{self, Durability};
 use crate::git::GitError;
-use crate::state::fs::{self, Durability};
 
 const MAGIC: &[u8; 4] = b"JPU1";
 /// Largest list read back: the walk's bounds keep it far below this.

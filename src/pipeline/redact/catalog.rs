@@ -62,8 +62,8 @@ const fn near(id: &'static str, keywords: &'static [&'static str], pattern: &'st
 
 /// Identifier characters that may not touch a token on either side.
 macro_rules! tok {
-    ($body:literal) => {
-        concat!(r"(?:^|[^A-Za-z0-9_])(?P<s>", $body, r")(?:$|[^A-Za-z0-9_])")
+    ($($body:literal),+ $(,)?) => {
+        concat!(r"(?:^|[^A-Za-z0-9_])(?P<s>", $($body,)+ r")(?:$|[^A-Za-z0-9_])")
     };
 }
 
@@ -73,7 +73,10 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "private-key",
         keywords: &["private key"],
-        pattern: r"-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----(?P<s>.*?)(?:-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----|$)",
+        pattern: concat!(
+            r"-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----(?P<s>.*?)(?:-----END",
+            r"[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----|$)"
+        ),
         check: Check::PrivateKey,
     },
     exact(
@@ -103,14 +106,21 @@ pub(crate) static RULES: &[Rule] = &[
             "secret_access_key",
             "secret-access-key",
         ],
-        r#"(?i)(?:aws_?(?:secret|sec)_?(?:access)?_?key|secret_?access_?key|secret-access-key)["']?\s*(?::|=|=>|:=|,)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
+        concat!(
+            r#"(?i)(?:aws_?(?:secret|sec)_?(?:access)?_?key|secret_?access_?key"#,
+            r#"|secret-access-key)["']?\s*(?::|=|=>|:=|,)\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$"#,
+            r#"|[^A-Za-z0-9/+=])"#
+        ),
     ),
     // An access key ID and its secret side by side, as AWS's credentials CSV, `aws
     // configure list` and SDK constructors hold them.
     exact(
         "aws-secret-key",
         &["akia", "asia"],
-        r#"(?:AKIA|ASIA)[A-Z2-7]{16}["']?[ \t]*[,;|: \t][ \t]*["']?(?P<s>[A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])"#,
+        concat!(
+            r#"(?:AKIA|ASIA)[A-Z2-7]{16}["']?[ \t]*[,;|: \t][ \t]*["']?(?P<s>[A-Za-z0-9/+]{40})"#,
+            r#"(?:$|[^A-Za-z0-9/+=])"#
+        ),
     ),
     exact(
         "aws-session-token",
@@ -130,7 +140,8 @@ pub(crate) static RULES: &[Rule] = &[
         "aws-bedrock-api-key",
         &["absk", "bedrock-api-key-"],
         tok!(
-            r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&_.-]*"
+            r"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",
+            r"[A-Za-z0-9+/=%&_.-]*"
         ),
     ),
     // Amazon MWS auth tokens and AppSync API keys (Nosey Parker `np.aws.5`, `np.aws.8`).
@@ -162,7 +173,10 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "azure-storage-key",
         &["accountkey", "sharedaccesskey", "sharedsecretvalue"],
-        r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue)[ \t]*=[ \t]*(?P<s>[A-Za-z0-9+/]{20,100}={0,3})",
+        concat!(
+            r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue)[ \t]*=[ \t]*(?P<s>",
+            r"[A-Za-z0-9+/]{20,100}={0,3})"
+        ),
     ),
     // An account key alone, next to a name that says Azure or storage: 86 base64
     // characters and `==` (64 bytes), the shape of every storage and Cosmos DB key.
@@ -211,12 +225,18 @@ pub(crate) static RULES: &[Rule] = &[
     exact(
         "ibm-cloud-api-key",
         &["ibm"],
-        r#"(?i)ibm[a-z0-9_.-]{0,20}(?:key|token)["']?\s*(?::|=|=>|:=)\s*["']?(?P<s>[A-Za-z0-9_-]{44})(?:$|[^A-Za-z0-9_-])"#,
+        concat!(
+            r#"(?i)ibm[a-z0-9_.-]{0,20}(?:key|token)["']?\s*(?::|=|=>"#,
+            r#"|:=)\s*["']?(?P<s>[A-Za-z0-9_-]{44})(?:$|[^A-Za-z0-9_-])"#
+        ),
     ),
     exact(
         "flyio-token",
         &["fo1_", "flyv1 ", "fm1a_", "fm1r_", "fm2_"],
-        r"(?:^|[^A-Za-z0-9_])(?P<s>fo1_[A-Za-z0-9_-]{43}|(?:FlyV1 )?fm[12][ar]?_[A-Za-z0-9+/=,_-]{100,})",
+        concat!(
+            r"(?:^|[^A-Za-z0-9_])(?P<s>fo1_[A-Za-z0-9_-]{43}",
+            r"|(?:FlyV1 )?fm[12][ar]?_[A-Za-z0-9+/=,_-]{100,})"
+        ),
     ),
     exact(
         "openshift-token",
@@ -251,7 +271,8 @@ pub(crate) static RULES: &[Rule] = &[
             "gr1348941",
         ],
         tok!(
-            r"(?:glpat-|glrt-|gldt-|glsoat-|glcbt-|gloas-|glimt-|glagent-|glffct-|glft-|GR1348941)[A-Za-z0-9_.-]{20,}|glptt-[a-f0-9]{40}"
+            r"(?:glpat-|glrt-|gldt-|glsoat-|glcbt-|gloas-|glimt-|glagent-|glffct-|glft-",
+            r"|GR1348941)[A-Za-z0-9_.-]{20,}|glptt-[a-f0-9]{40}"
         ),
     ),
     exact(
@@ -312,7 +333,8 @@ pub(crate) static RULES: &[Rule] = &[
             "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe", "xapp-",
         ],
         tok!(
-            r"xox[bpaosre]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
+            r"xox[bpaosre]-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}",
+            r"|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"
         ),
     ),
     exact(
@@ -432,7 +454,8 @@ pub(crate) static RULES: &[Rule] = &[
         "openai-api-key",
         &["sk-"],
         tok!(
-            r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48}"
+            r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}",
+            r"|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48}"
         ),
     ),
     exact(
@@ -509,14 +532,16 @@ pub(crate) static RULES: &[Rule] = &[
         "newrelic-key",
         &["nrak-", "nrjs-", "nrbr-", "nrii-", "nriq-", "nral"],
         tok!(
-            r"(?i:NRAK-)[A-Za-z0-9]{27}|(?i:NRJS-|NRBR-)[a-fA-F0-9]{19}|(?i:NRII-|NRIQ-)[A-Za-z0-9_-]{25,32}|[a-f0-9]{36}NRAL"
+            r"(?i:NRAK-)[A-Za-z0-9]{27}|(?i:NRJS-|NRBR-)[a-fA-F0-9]{19}",
+            r"|(?i:NRII-|NRIQ-)[A-Za-z0-9_-]{25,32}|[a-f0-9]{36}NRAL"
         ),
     ),
     exact(
         "grafana-token",
         &["glc_", "glsa_", "eyjrijoi"],
         tok!(
-            r"glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,2}"
+            r"glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+            r"|eyJrIjoi[A-Za-z0-9]{70,400}={0,2}"
         ),
     ),
     near(
@@ -595,7 +620,8 @@ pub(crate) static RULES: &[Rule] = &[
         "onepassword-token",
         &["ops_eyj", "a3-"],
         tok!(
-            r"ops_eyJ[A-Za-z0-9+/=_-]{200,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
+            r"ops_eyJ[A-Za-z0-9+/=_-]{200,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-",
+            r"[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
         ),
     ),
     exact(
@@ -686,13 +712,17 @@ pub(crate) static RULES: &[Rule] = &[
         "authress-key",
         &[".acc_", ".acc-"],
         tok!(
-            r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}"
+            r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-]",
+            r"[A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}"
         ),
     ),
     exact(
         "sidekiq-secret",
         &["contribsys"],
-        r#"(?i)BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM[A-Z_]*["']?\s*[:=]+\s*["']?(?P<s>[a-f0-9]{8}:[a-f0-9]{8})"#,
+        concat!(
+            r#"(?i)BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM[A-Z_]*["']?\s*[:=]+\s*["']?(?P<s>"#,
+            r#"[a-f0-9]{8}:[a-f0-9]{8})"#
+        ),
     ),
     exact(
         "circleci-token",
@@ -762,7 +792,8 @@ pub(crate) static RULES: &[Rule] = &[
             "access-production-",
         ],
         tok!(
-            r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+            r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-",
+            r"[0-9a-f]{4}-[0-9a-f]{12}"
         ),
     ),
     near(
@@ -840,15 +871,18 @@ pub(crate) static RULES: &[Rule] = &[
             r"(?:^|[^A-Za-z0-9./$])(?P<s>",
             r"\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}",
             r"|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}",
-            r"|\$[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$(?:[./A-Za-z0-9]{86}|[./A-Za-z0-9]{43})",
+            r"|\$[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$(?:[./A-Za-z0-9]{86}",
+            r"|[./A-Za-z0-9]{43})",
             r"|\$[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}",
             r"|\$7\$[./A-Za-z0-9]{11,64}\$[./A-Za-z0-9]{43}",
             r"|\$y\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}",
-            r"|\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,4}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}",
+            r"|\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,4}\$[A-Za-z0-9+/]{11,}\$",
+            r"[A-Za-z0-9+/]{16,}",
             r"|\$krb5asrep\$\d{1,2}\$(?:[^:$\s]{1,200}:)?[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}",
             r"|\$krb5tgs\$\d{1,2}\$\*[^*\s]{1,200}\*\$[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}",
             r"|pbkdf2_sha(?:1|256|512)\$\d{3,7}\$[A-Za-z0-9./+]{4,64}\$[A-Za-z0-9+/]{20,}={0,2}",
-            r"|(?i:scram-sha-(?:1|256))\$\d{1,7}:[A-Za-z0-9+/]{8,}={0,2}\$[A-Za-z0-9+/]{20,}={0,2}:[A-Za-z0-9+/]{20,}={0,2}",
+            r"|(?i:scram-sha-(?:1|256))\$\d{1,7}:[A-Za-z0-9+/]{8,}={0,2}\$",
+            r"[A-Za-z0-9+/]{20,}={0,2}:[A-Za-z0-9+/]{20,}={0,2}",
             r"|\{(?i:ssha|sha|ssha256|ssha512|sha256|sha512)\}[A-Za-z0-9+/]{20,}={0,2}",
             r")",
         ),
@@ -937,13 +971,19 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "authorization-header",
         keywords: &["authorization"],
-        pattern: r#"(?i)authorization["']?[ \t]*[:=,][ \t]*["']?(?:token[ \t]+)?(?P<s>[A-Za-z0-9._~+/-]{16,}=*)"#,
+        pattern: concat!(
+            r#"(?i)authorization["']?[ \t]*[:=,][ \t]*["']?(?:token[ \t]+)?(?P<s>"#,
+            r#"[A-Za-z0-9._~+/-]{16,}=*)"#
+        ),
         check: Check::Opaque,
     },
     Rule {
         id: "cookie",
         keywords: &["cookie"],
-        pattern: r"(?i)(?:session|sess|sid|token|auth|jwt|csrf|remember)[A-Za-z0-9_.-]*=(?P<s>[A-Za-z0-9%._~+/=-]{16,})",
+        pattern: concat!(
+            r"(?i)(?:session|sess|sid|token|auth|jwt|csrf",
+            r"|remember)[A-Za-z0-9_.-]*=(?P<s>[A-Za-z0-9%._~+/=-]{16,})"
+        ),
         check: Check::Opaque,
     },
     // `scheme://user:password@host`: the password runs to the last `@` before the host, as
@@ -952,7 +992,10 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "url-credentials",
         keywords: &["://"],
-        pattern: r#"(?i)[a-z][a-z0-9+.-]*://(?P<n>[^/\s:@"'`<>]*):(?P<s>[^/\s@"'`<>]+(?:@[^/\s@"'`<>:]+)*?)@[A-Za-z0-9_.\[\]-]+(?:[^@A-Za-z0-9_.\[\]-]|$)"#,
+        pattern: concat!(
+            r#"(?i)[a-z][a-z0-9+.-]*://(?P<n>[^/\s:@"'`<>]*):(?P<s>[^/\s@"'`<>]+(?:@"#,
+            r#"[^/\s@"'`<>:]+)*?)@[A-Za-z0-9_.\[\]-]+(?:[^@A-Za-z0-9_.\[\]-]|$)"#
+        ),
         check: Check::UrlPassword,
     },
     // Oracle's thin JDBC URL puts the password after a `/`: `jdbc:oracle:thin:user/pass@//host`.
@@ -967,7 +1010,10 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "connection-string",
         keywords: &["password=", "pwd=", "password =", "pwd ="],
-        pattern: r#"(?i)(?:^|[;"'\s{(,?&:])(?:password|pwd)[ \t]*=[ \t]*(?P<s>[^;"'\s<>&(),]{3,200})"#,
+        pattern: concat!(
+            r#"(?i)(?:^|[;"'\s{(,?&:])(?:password|pwd)[ \t]*=[ \t]*"#,
+            r#"(?P<s>[^;"'\s<>&(),]{3,200})"#
+        ),
         check: Check::ConnectionString,
     },
     // Generic assignments: a credential-like name bound to a secret-looking value.
@@ -986,17 +1032,24 @@ pub(crate) static RULES: &[Rule] = &[
             "dsn",
         ],
         pattern: concat!(
-            r#"(?i)(?P<n>[a-z0-9_.$@-]*(?:pass|pwd|secret|token|key|credential|creds|dsn)[a-z0-9_.-]*)"#,
+            r#"(?i)(?P<n>[a-z0-9_.$@-]*(?:pass|pwd|secret|token|key|credential|creds"#,
+            r#"|dsn)[a-z0-9_.-]*)"#,
             r#"(?P<c>\\?["'`]?\]?)[ \t]*"#,
-            r#"(?P<o>:[ \t]*[&A-Za-z_][A-Za-z0-9_.<>|?&' \[\]]*?[ \t]*=|:{1,3}=|=>|===?|!==?|<=|>=|\|\|=|\?\?=|[+.?]=|=|:|,|>|[ \t]+[A-Za-z_][A-Za-z0-9_.\[\]*]*[ \t]*=|[ \t])"#,
-            r#"[ \t]*(?P<v>\\"[^"\\\n]*\\"|(?:[fFbBrRuU]{1,2})?"(?:[^"\\\n]|\\.)*"|(?:[fFbBrRuU]{1,2})?'(?:[^'\\\n]|\\.)*'|`[^`\n]*`|[^\s"'`,;(){}\[\]<>&=:][^\s"'`,;(){}\[\]<>&]*)"#,
+            r#"(?P<o>:[ \t]*[&A-Za-z_][A-Za-z0-9_.<>|?&' \[\]]*?[ \t]*=|:{1,3}=|=>|===?|!==?|<="#,
+            r#"|>=|\|\|=|\?\?=|[+.?]=|=|:|,|>|[ \t]+[A-Za-z_][A-Za-z0-9_.\[\]*]*[ \t]*=|[ \t])"#,
+            r#"[ \t]*(?P<v>\\"[^"\\\n]*\\"|(?:[fFbBrRuU]{1,2})?"(?:[^"\\\n]|\\.)*""#,
+            r#"|(?:[fFbBrRuU]{1,2})?'(?:[^'\\\n]|\\.)*'|`[^`\n]*`"#,
+            r#"|[^\s"'`,;(){}\[\]<>&=:][^\s"'`,;(){}\[\]<>&]*)"#,
         ),
         check: Check::Assignment,
     },
     Rule {
         id: "xml-attribute-secret",
         keywords: &["value="],
-        pattern: r#"(?i)(?:name|key)[ \t]*=[ \t]*"(?P<n>[A-Za-z0-9_.:-]{1,64})"[ \t]+value[ \t]*=[ \t]*"(?P<v>[^"\n]*)""#,
+        pattern: concat!(
+            r#"(?i)(?:name|key)[ \t]*=[ \t]*"(?P<n>[A-Za-z0-9_.:-]{1,64})"[ \t]+value[ \t]*="#,
+            r#"[ \t]*"(?P<v>[^"\n]*)""#
+        ),
         check: Check::AttributePair,
     },
     Rule {
@@ -1017,12 +1070,16 @@ pub(crate) static RULES: &[Rule] = &[
         pattern: concat!(
             r#"(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p([^\s'"\-][^\s'"]{3,})"#,
             r#"|(?:mysql(?:dump|admin)?|mariadb)\b[^\n]*?[ \t]-p['"]([^'"\n]{3,})['"]"#,
-            r#"|\bdocker\b[^\n]*?\blogin\b[^\n]*?[ \t](?:-p|--password)(?:=|[ \t]+)["']?([^\s"'-][^\s"']{2,})"#,
+            r#"|\bdocker\b[^\n]*?\blogin\b[^\n]*?[ \t](?:-p|--password)(?:="#,
+            r#"|[ \t]+)["']?([^\s"'-][^\s"']{2,})"#,
             // `htpasswd -b[cBm] file user password`, `htpasswd -nb user password`.
-            r#"|\bhtpasswd[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*[ \t]+\S+[ \t]+\S+[ \t]+["']?([^\s"']{3,})"#,
+            r#"|\bhtpasswd[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*[ \t]+\S+[ \t]+\S+[ \t]+["']?("#,
+            r#"[^\s"']{3,})"#,
             r#"|\bhtpasswd[ \t]+-[A-Za-z]*(?:nb|bn)[A-Za-z]*[ \t]+\S+[ \t]+["']?([^\s"']{3,})"#,
-            r#"|\bopenssl\b[^\n]*?[ \t](?:-k[ \t]+|-pass(?:in|out)?[ \t]+["']?pass:)["']?([^\s"']{3,})"#,
-            r#"|(?i:ConvertTo-SecureString)[ \t]+(?:-String[ \t]+)?["']([^"'\n]{3,})["'][ \t]+-AsPlainText"#,
+            r#"|\bopenssl\b[^\n]*?[ \t](?:-k[ \t]+"#,
+            r#"|-pass(?:in|out)?[ \t]+["']?pass:)["']?([^\s"']{3,})"#,
+            r#"|(?i:ConvertTo-SecureString)[ \t]+(?:-String[ \t]+)?["']([^"'\n]{3,})["']"#,
+            r#"[ \t]+-AsPlainText"#,
             r#"|\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?[^\s:"'$]{1,64}:([^\s"']{3,})"#,
             r#"|\bsshpass\b[^\n]*?[ \t]-p[ \t]*["']?([^\s"']{3,})"#,
             r#"|\bredis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+["']?([^\s"']{3,})"#,
@@ -1037,13 +1094,21 @@ pub(crate) static RULES: &[Rule] = &[
         id: "generic-secret",
         // Words the automaton already holds: every constructor name above contains one.
         keywords: &["credential", "auth"],
-        pattern: r#"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|UsernamePasswordCredentials?|PasswordCredential|PasswordAuthentication|auth[ \t]*=[ \t]*)[ \t]*\([ \t]*["'](?P<n>[^"'\n]{1,64})["'][ \t]*,[ \t]*["'](?P<s>[^"'\n]{3,128})["']"#,
+        pattern: concat!(
+            r#"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth"#,
+            r#"|UsernamePasswordCredentials?|PasswordCredential|PasswordAuthentication"#,
+            r#"|auth[ \t]*=[ \t]*)[ \t]*\([ \t]*["'](?P<n>[^"'\n]{1,64})["'][ \t]*,[ \t]*["']"#,
+            r#"(?P<s>[^"'\n]{3,128})["']"#
+        ),
         check: Check::UrlPassword,
     },
     Rule {
         id: "generic-secret",
         keywords: &["directoryentry"],
-        pattern: r#"(?i)\bDirectoryEntry[ \t]*\([ \t]*"[^"\n]{0,200}"[ \t]*,[ \t]*"(?P<n>[^"\n]{1,64})"[ \t]*,[ \t]*"(?P<s>[^"\n]{3,128})""#,
+        pattern: concat!(
+            r#"(?i)\bDirectoryEntry[ \t]*\([ \t]*"[^"\n]{0,200}"[ \t]*,[ \t]*"(?P<n>[^"\n]{1,64})"#,
+            r#""[ \t]*,[ \t]*"(?P<s>[^"\n]{3,128})""#
+        ),
         check: Check::UrlPassword,
     },
     // Prose: `the default password is 'changeme'`, `the password for user 'x' is "y"` (Nosey
@@ -1051,7 +1116,11 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "generic-secret",
         keywords: &["password is", "password for"],
-        pattern: r#"(?i)\bthe[ \t]+(?:default[ \t]+)?password[ \t]+(?:for[ \t]+(?:the[ \t]+)?(?:user|username)[ \t]+['"][^'"\n]{1,24}['"][ \t]+)?is[ \t]+['"`]([^'"`\n\#$|{<+ ()\\][^'"`\n]{2,60})['"`]"#,
+        pattern: concat!(
+            r#"(?i)\bthe[ \t]+(?:default[ \t]+)?password[ \t]+(?:for[ \t]+(?:the[ \t]+)?(?:user"#,
+            r#"|username)[ \t]+['"][^'"\n]{1,24}['"][ \t]+)?is[ \t]+['"`]([^'"`\n\#$|{<+ ()\\]"#,
+            r#"[^'"`\n]{2,60})['"`]"#
+        ),
         check: Check::CommandLine,
     },
     // `CREATE USER … WITH PASSWORD '…'`, `ALTER USER … IDENTIFIED BY '…'` (PostgreSQL,
@@ -1068,7 +1137,10 @@ pub(crate) static RULES: &[Rule] = &[
     Rule {
         id: "secret-near-keyword",
         keywords: NEAR_TRIGGERS,
-        pattern: r#"(?:^|[\s"'`=:(,\[{>|])[A-Za-z0-9][A-Za-z0-9_+/=.~-]{15,511}(?:$|[\s"'`;,)\]}<&\\])"#,
+        pattern: concat!(
+            r#"(?:^|[\s"'`=:(,\[{>|])[A-Za-z0-9][A-Za-z0-9_+/=.~-]{15,511}"#,
+            r#"(?:$|[\s"'`;,)\]}<&\\])"#
+        ),
         check: Check::NearKeyword,
     },
 ];

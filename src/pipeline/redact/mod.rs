@@ -431,18 +431,7 @@ impl Redactor {
                 // Matched by hand above.
                 Check::Assignment | Check::NearKeyword => false,
                 Check::AttributePair => {
-                    let name = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
-                    let value = caps.named(compiled.v).map_or(&b""[..], |v| v.as_bytes());
-                    if let Some(v) = caps.named(compiled.v).filter(|_| {
-                        classify_name(name) == NameKind::Strong
-                            && quoted_or_literal_is_secret(value)
-                    }) {
-                        spans.push(Span {
-                            start: offset + v.start(),
-                            end: offset + v.end(),
-                            rule: index,
-                        });
-                    }
+                    attribute_pair(&caps, compiled, index, offset, spans);
                     false
                 }
                 Check::CommandLine => {
@@ -473,6 +462,29 @@ impl Redactor {
             }
         }
         open
+    }
+}
+
+/// A `name="…" value="…"` pair (an XML or config element): the value is a span when the name
+/// is a strong secret name and the value reads as a secret. The match itself is never one.
+fn attribute_pair(
+    caps: &Caps<'_, '_>,
+    compiled: &Compiled,
+    index: usize,
+    offset: usize,
+    spans: &mut Vec<Span>,
+) {
+    let name = caps.named(compiled.n).map_or(&b""[..], |n| n.as_bytes());
+    let value = caps.named(compiled.v).map_or(&b""[..], |v| v.as_bytes());
+    if let Some(v) = caps
+        .named(compiled.v)
+        .filter(|_| classify_name(name) == NameKind::Strong && quoted_or_literal_is_secret(value))
+    {
+        spans.push(Span {
+            start: offset + v.start(),
+            end: offset + v.end(),
+            rule: index,
+        });
     }
 }
 
@@ -1176,7 +1188,9 @@ mod rule_tests {
             let mut text = Vec::new();
             for (piece, byte, upper) in pieces {
                 match redactor.words.get(piece) {
-                    Some(word) if upper => text.extend(word.bytes().map(|b| b.to_ascii_uppercase())),
+                    Some(word) if upper => {
+                        text.extend(word.bytes().map(|b| b.to_ascii_uppercase()))
+                    }
                     Some(word) => text.extend_from_slice(word.as_bytes()),
                     None if piece % 3 == 0 => text.push(b'\n'),
                     None => text.push(byte),

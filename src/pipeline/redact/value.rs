@@ -412,7 +412,9 @@ pub(super) const DOCUMENTED_EXAMPLES: &[&[u8]] = &[
     b"key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
     b"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
     // The token jwt.io shows by default.
-    b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\
+      eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.\
+      SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
 ];
 
 /// Text whose alphabet makes a credential implausible however random it looks: a long run

@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 
-use crate::git::diff::patch::{marker_path, unquote};
+use crate::git::diff::patch::marker_path;
+use crate::git::quote::unquote;
 use crate::pipeline::paths::is_test_path;
 
 /// The programming language of a file, from its extension.
