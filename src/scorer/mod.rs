@@ -67,7 +67,8 @@ pub enum ScoreError {
     #[error("the scorer's answer is larger than {limit} bytes")]
     ResponseTooLarge { limit: usize },
     #[error(
-        "the scorer's answer is invalid: not one JSON value ({category} at line {line} column {column})"
+        "the scorer's answer is invalid: not one JSON value \
+         ({category} at line {line} column {column})"
     )]
     NotJson {
         category: &'static str,
