@@ -6,11 +6,10 @@ use std::fs;
 use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, sha256_hex};
 
 /// 1980-01-01T00:00:00Z: the earliest instant a zip header can hold, used for every entry.
 const FIXED_UNIX_TIME: u64 = 315_532_800;
@@ -23,13 +22,6 @@ pub struct Built {
 pub struct BuiltFile {
     pub path: PathBuf,
     pub sha256: String,
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// One archive member: a directory (path ends in `/`) or a file.

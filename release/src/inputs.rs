@@ -4,6 +4,16 @@
 use std::fs;
 use std::path::Path;
 
+use sha2::{Digest, Sha256};
+
+/// Lower-case hex SHA-256 of `bytes`: the digest of every input and of the archives.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The six targets the launcher knows, as `<os>-<arch>` directory names under `bin/`.
 pub const TARGETS: [&str; 6] = [
     "linux-aarch64",
@@ -95,7 +105,7 @@ pub fn collect(root: &Path, bins: &Path, partial: bool) -> Result<Inputs, String
     let mut sums = String::new();
     for (target, data) in binaries {
         let rel = format!("{target}/{}", binary_name(&target));
-        let sha256 = crate::archive::sha256_hex(&data);
+        let sha256 = sha256_hex(&data);
         sums.push_str(&format!("{sha256}  {rel}\n"));
         if target == WINDOWS_EXE_TARGET {
             let exe = WINDOWS_EXE.trim_start_matches("bin/");

@@ -66,7 +66,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let meta = inputs::read_meta(&root)?;
             let bytes = std::fs::read(&archive)
                 .map_err(|e| format!("cannot read `{}`: {e}", archive.display()))?;
-            pin::check(&root, &meta, &archive::sha256_hex(&bytes))?;
+            pin::check(&root, &meta, &inputs::sha256_hex(&bytes))?;
             eprintln!("marketplace pin matches `{}`", archive.display());
             Ok(())
         }

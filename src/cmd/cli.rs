@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::hook::event::EventName;
+use crate::host::EventName;
 use crate::scorer::ScorerKind;
 
 /// Scores one agent turn's code change on 8 risk axes and asks the agent once to look again.

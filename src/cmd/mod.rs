@@ -540,7 +540,7 @@ pub fn exit_code(result: &Result<(), RunError>) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hook::event::EventName;
+    use crate::host::EventName;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         std::iter::once("jev-preflight")

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::hook::event::EventName;
+use crate::host::EventName;
 use crate::host::Host;
 use crate::pipeline::axes::{AXIS_IDS, Axis, Selected};
 use crate::scorer::Evidence;
@@ -16,10 +16,7 @@ const MAX_FILES_LISTED: usize = 25;
 
 pub use crate::host::Form;
 
-/// The words every continuation starts with. Gemini CLI sends a continuation back as a new
-/// prompt, and [`crate::hook::event`] recognises it by them.
-pub const ASSIST_OPENING: &str = "jev-preflight scored the code change of this turn and asks for \
-                                  one more look before you finish.";
+pub use crate::host::ASSIST_OPENING;
 
 /// What the agent needs to look again.
 #[derive(Debug, Clone)]

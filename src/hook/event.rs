@@ -4,25 +4,10 @@
 
 use serde_json::Value;
 
-use crate::host::Host;
+use crate::host::{EventName, Host};
 
 /// Largest event read from stdin; anything larger is refused (fail-open).
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
-
-/// The events we act on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventName {
-    UserPromptSubmit,
-    Stop,
-    SessionEnd,
-}
-
-impl EventName {
-    /// Claude Code's name for the event, used in our own messages and the decision log.
-    pub fn protocol_name(self) -> &'static str {
-        Host::ClaudeCode.event_name(self)
-    }
-}
 
 /// Which event an invocation is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -29,11 +29,12 @@ use std::time::{Duration, SystemTime};
 
 use crate::config::HostEnv;
 use crate::git::Git;
+use crate::host::EventName;
 use crate::state::Store;
 use crate::state::decision::{self, Decision};
 use answer::Answer;
 use effects::Effects;
-use event::{Dispatch, Event, EventName};
+use event::{Dispatch, Event};
 use failure::{Class, Failure};
 
 /// Time the scorer may take on a Stop (the plugin's Stop hook timeout is 60 s); a

@@ -14,8 +14,26 @@ use serde_json::{Map, Value};
 use crate::config::AnswerForm;
 use crate::env::HostEnv;
 use crate::env::vars as ev;
-use crate::hook::answer::ASSIST_OPENING;
-use crate::hook::event::EventName;
+
+/// The events we act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventName {
+    UserPromptSubmit,
+    Stop,
+    SessionEnd,
+}
+
+impl EventName {
+    /// Claude Code's name for the event, used in our own messages and the decision log.
+    pub fn protocol_name(self) -> &'static str {
+        Host::ClaudeCode.event_name(self)
+    }
+}
+
+/// The words every continuation starts with. Gemini CLI sends a continuation back as a new
+/// prompt, and [`Host::continues_our_feedback`] recognises it by them.
+pub const ASSIST_OPENING: &str = "jev-preflight scored the code change of this turn and asks for \
+                                  one more look before you finish.";
 
 /// The agent that sent an event, or whose settings `install` edits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -26,7 +26,7 @@ mod edit;
 mod plugin;
 
 use crate::fs::{Durability, FsError};
-use crate::hook::event::EventName;
+use crate::host::EventName;
 use crate::host::{Command, Container, HookFile, Host, Nesting};
 use crate::state;
 use std::fs;
