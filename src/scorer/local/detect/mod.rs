@@ -400,6 +400,16 @@ fn following<'a>(lines: &[SideLine<'a>], at: usize, n: usize) -> Vec<&'a str> {
         .collect()
 }
 
+/// `lines` lower-cased and joined by `sep`: a window of code read as one text, so a rule can
+/// look for a setting or a close anywhere in it.
+fn lowered(lines: &[SideLine<'_>], sep: &str) -> String {
+    lines
+        .iter()
+        .map(|l| l.text.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 /// `text` without its whitespace, so `x = f( a )` and `x=f(a)` read alike.
 fn without_spaces(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
