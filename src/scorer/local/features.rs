@@ -626,7 +626,11 @@ fn line_features(
 mod tests {
     use super::*;
 
-    const DIFF: &str = "diff --git a/src/redirect.py b/src/redirect.py\n--- a/src/redirect.py\n+++ b/src/redirect.py\n@@ -10,6 +10,5 @@ def rebuild_auth(self, prepared, response):\n     url = prepared.url\n     headers = prepared.headers\n-    if 'Proxy-Authorization' in headers:\n-        del headers['Proxy-Authorization']\n     return prepared\n";
+    const DIFF: &str = "diff --git a/src/redirect.py b/src/redirect.py\n--- a/src/redirect.py\n\
+        +++ b/src/redirect.py\n@@ -10,6 +10,5 @@ def rebuild_auth(self, prepared, response):\n     \
+        url = prepared.url\n     headers = prepared.headers\n\
+        -    if 'Proxy-Authorization' in headers:\n-        del \
+        headers['Proxy-Authorization']\n     return prepared\n";
 
     #[test]
     fn features_are_sorted_unit_text_and_point_at_lines() {
@@ -651,7 +655,8 @@ mod tests {
 
     #[test]
     fn test_only_changes_are_told_apart() {
-        let test = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1,2 +1,1 @@\n def test_x():\n-    assert x() == 1\n";
+        let test = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n\
+            +++ b/tests/test_x.py\n@@ -1,2 +1,1 @@\n def test_x():\n-    assert x() == 1\n";
         assert!(extract(test).tests_only);
         let both = format!("{test}{DIFF}");
         assert!(!extract(&both).tests_only);

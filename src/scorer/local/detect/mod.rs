@@ -215,7 +215,8 @@ impl Rule {
                 "a return, break or throw inside finally or ensure discards the error in flight"
             }
             ContextDropped => {
-                "a caller's context is replaced by a fresh one, so cancellation no longer reaches the work"
+                "a caller's context is replaced by a fresh one, so cancellation no longer reaches \
+                    the work"
             }
             SizeLimitMissing => "a request body or archive is read without a size limit",
             InputValidationOff => "the framework's validation of request input is switched off",
