@@ -256,34 +256,26 @@ pub(super) fn secret_field_serialized(raw: &str) -> bool {
     let hidden = tag.contains(":\"-\"") || tag.contains(":\"-,");
     let lname = name.to_ascii_lowercase();
     let secret = |w: &str| {
-        [
-            "password",
-            "passwd",
-            "secret",
-            "token",
-            "apikey",
-            "api_key",
-            "privatekey",
-            "private_key",
-            "credential",
-            "accesskey",
-            "access_key",
-        ]
-        .iter()
-        .any(|s| w.contains(s))
-            && !w.contains("tokens_")
-            && !w.contains("maxtokens")
-            && !w.contains("tokenizer")
-            && !w.contains("tokenurl")
-            && !w.contains("token_url")
-            && !w.contains("tokentype")
-            && !w.contains("token_type")
-            && !w.contains("secretref")
-            && !w.contains("secretname")
-            && !w.contains("secret_name")
-            && !w.contains("file")
-            && !w.contains("path")
-            && !w.contains("env")
+        // The secret names of the credential rules, and cloud access keys.
+        (any(w, SECRET_NAMES) || any(w, &["accesskey", "access_key"]))
+            && !any(
+                w,
+                &[
+                    "tokens_",
+                    "maxtokens",
+                    "tokenizer",
+                    "tokenurl",
+                    "token_url",
+                    "tokentype",
+                    "token_type",
+                    "secretref",
+                    "secretname",
+                    "secret_name",
+                    "file",
+                    "path",
+                    "env",
+                ],
+            )
     };
     let tag_name = tag
         .split('"')

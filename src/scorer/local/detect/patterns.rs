@@ -1007,17 +1007,21 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dia
             )
         }
         Dialect::Js | Dialect::Java | Dialect::CSharp | Dialect::Php => {
-            if squeezed.contains(".catch(()=>{})")
-                || squeezed.contains(".catch(function(){})")
-                || squeezed.contains(".catch(()=>null)")
-                || squeezed.contains(".catch(()=>undefined)")
-                || squeezed.contains(".catch(noop)")
-                || squeezed.contains(".catch(_=>{})")
-                || squeezed.contains(".catch((e)=>{})")
-                || squeezed.contains(".catch(e=>{})")
-                || squeezed.contains(".catch((err)=>{})")
-                || squeezed.contains(".catch(err=>{})")
-            {
+            if any(
+                &squeezed,
+                &[
+                    ".catch(()=>{})",
+                    ".catch(function(){})",
+                    ".catch(()=>null)",
+                    ".catch(()=>undefined)",
+                    ".catch(noop)",
+                    ".catch(_=>{})",
+                    ".catch((e)=>{})",
+                    ".catch(e=>{})",
+                    ".catch((err)=>{})",
+                    ".catch(err=>{})",
+                ],
+            ) {
                 return true;
             }
             let Some(at) = squeezed.find("catch") else {
@@ -1220,19 +1224,19 @@ pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dial
     match dialect {
         Dialect::Python => python_unclosed(new, i, &squeezed),
         Dialect::Go => {
-            let opened = [
-                "os.open(",
-                "os.create(",
-                "os.openfile(",
-                "http.get(",
-                "http.post(",
-                ".do(req)",
-                "client.do(",
-                "net.dial(",
-            ]
-            .iter()
-            .any(|c| squeezed.contains(c))
-                && squeezed.contains(":=");
+            let opened = any(
+                &squeezed,
+                &[
+                    "os.open(",
+                    "os.create(",
+                    "os.openfile(",
+                    "http.get(",
+                    "http.post(",
+                    ".do(req)",
+                    "client.do(",
+                    "net.dial(",
+                ],
+            ) && squeezed.contains(":=");
             opened && !close_window(new, i).contains(".close()")
         }
         Dialect::Java => opened_unscoped(new, i, &squeezed, JAVA_OPENERS, "try(", &[".close()"]),
@@ -1413,18 +1417,18 @@ pub(super) fn timeout_missing(code: &str, dialect: Dialect) -> bool {
     let squeezed = without_spaces(code);
     match dialect {
         Dialect::Python => {
-            [
-                "requests.get(",
-                "requests.post(",
-                "requests.put(",
-                "requests.delete(",
-                "requests.patch(",
-                "requests.head(",
-                "requests.request(",
-            ]
-            .iter()
-            .any(|c| squeezed.contains(c))
-                && !squeezed.contains("timeout")
+            any(
+                &squeezed,
+                &[
+                    "requests.get(",
+                    "requests.post(",
+                    "requests.put(",
+                    "requests.delete(",
+                    "requests.patch(",
+                    "requests.head(",
+                    "requests.request(",
+                ],
+            ) && !squeezed.contains("timeout")
                 && squeezed.ends_with(')')
                 || squeezed.contains("timeout=none")
         }
