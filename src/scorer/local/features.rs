@@ -293,14 +293,26 @@ fn hunk_features(
         out.lines[r].partner = Some(a);
         out.lines[a].partner = Some(r);
     }
-    // What the hunk lost and gained, word by word: moved words cancel out.
-    for (word, &at) in &lost {
+    hunk_summary(role, hunk, &lost, &gained, counts, out);
+}
+
+/// What a hunk lost and gained, word by word (moved words cancel out), its shape, and the
+/// words of its header (git's function context).
+fn hunk_summary(
+    role: &str,
+    hunk: &Hunk<'_>,
+    lost: &BTreeMap<String, usize>,
+    gained: &BTreeMap<String, usize>,
+    counts: &mut Counts,
+    out: &mut Features,
+) {
+    for (word, &at) in lost {
         if !gained.contains_key(word) {
             let b = counts.text(&format!("L{role}"), word);
             out.line_buckets[at].push(b);
         }
     }
-    for (word, &at) in &gained {
+    for (word, &at) in gained {
         if !lost.contains_key(word) {
             let b = counts.text(&format!("G{role}"), word);
             out.line_buckets[at].push(b);

@@ -585,33 +585,7 @@ fn spliced_values(raw: &str) -> Option<Vec<String>> {
             i += 1;
             literal_ends.push((start, i.min(b.len())));
             if q != b'\'' {
-                // Interpolations: `{x}`, `${x}`, `#{x}`, `$x`.
-                let cb = content.as_bytes();
-                let mut k = 0;
-                while k < cb.len() {
-                    if cb[k] == b'{' {
-                        let end = content[k..].find('}').map_or(cb.len(), |n| k + n);
-                        let inner = content[k + 1..end].trim_start_matches('$').to_owned();
-                        if !inner.is_empty() {
-                            out.push(inner);
-                        }
-                        k = end + 1;
-                    } else if cb[k] == b'$'
-                        && cb
-                            .get(k + 1)
-                            .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_')
-                    {
-                        let end = content[k + 1..]
-                            .find(|ch: char| {
-                                !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-' || ch == '>')
-                            })
-                            .map_or(cb.len(), |n| k + 1 + n);
-                        out.push(content[k..end].to_owned());
-                        k = end;
-                    } else {
-                        k += 1;
-                    }
-                }
+                interpolations(&content, &mut out);
             }
         } else {
             i += 1;
@@ -656,6 +630,36 @@ fn spliced_values(raw: &str) -> Option<Vec<String>> {
         }
     }
     Some(out)
+}
+
+/// The values interpolated in a literal's `content`: `{x}`, `${x}`, `#{x}`, `$x`.
+fn interpolations(content: &str, out: &mut Vec<String>) {
+    let cb = content.as_bytes();
+    let mut k = 0;
+    while k < cb.len() {
+        if cb[k] == b'{' {
+            let end = content[k..].find('}').map_or(cb.len(), |n| k + n);
+            let inner = content[k + 1..end].trim_start_matches('$').to_owned();
+            if !inner.is_empty() {
+                out.push(inner);
+            }
+            k = end + 1;
+        } else if cb[k] == b'$'
+            && cb
+                .get(k + 1)
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_')
+        {
+            let end = content[k + 1..]
+                .find(|ch: char| {
+                    !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-' || ch == '>')
+                })
+                .map_or(cb.len(), |n| k + 1 + n);
+            out.push(content[k..end].to_owned());
+            k = end;
+        } else {
+            k += 1;
+        }
+    }
 }
 
 /// A spliced value that cannot carry SQL: a number, a cast or conversion to a number, an

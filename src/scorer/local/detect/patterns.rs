@@ -863,6 +863,7 @@ pub(super) fn markup_unescaped(raw: &str, code: &str) -> bool {
         || code.contains("document.write(") && (interpolated(raw) || !code.contains("write(\""))
 }
 
+/// Input deserialized in a way that can build arbitrary types or run code.
 pub(super) fn unsafe_deserialize(
     code: &str,
     dialect: Dialect,
@@ -923,37 +924,7 @@ pub(super) fn unsafe_deserialize(
                 "kryo.readclassandobject",
             ],
         ),
-        Dialect::CSharp => {
-            // Formatters that build any type: risky where they deserialize without a binder.
-            let formatter = any(
-                code,
-                &[
-                    "new binaryformatter(",
-                    "new soapformatter(",
-                    "new netdatacontractserializer(",
-                    "new losformatter(",
-                    "new objectstateformatter(",
-                ],
-            );
-            let type_names = any(
-                code,
-                &[
-                    "typenamehandling.all",
-                    "typenamehandling.auto",
-                    "typenamehandling.objects",
-                    "typenamehandling.arrays",
-                    "new simpletyperesolver(",
-                    "new javascriptserializer(new simpletyperesolver",
-                ],
-            );
-            let binder = new.iter().any(|l| {
-                let lt = l.text.to_ascii_lowercase();
-                lt.contains("binder =") || lt.contains("serializationbinder =")
-            });
-            formatter && window_has(new, i, "deserialize") && !binder
-                || type_names && !binder
-                || code.contains(".unsafedeserialize(")
-        }
+        Dialect::CSharp => csharp_deserialize(code, new, i),
         Dialect::Php => {
             code.contains("unserialize(")
                 && !new[i].text.to_ascii_lowercase().contains("allowed_classes")
@@ -972,6 +943,40 @@ pub(super) fn unsafe_deserialize(
         Dialect::Go => code.contains("gob.newdecoder(") && code.contains("r.body"),
         _ => false,
     }
+}
+
+/// C#: a formatter that builds any type deserializing with no binder to limit the types,
+/// type names read from the input, or an explicitly unsafe deserialize.
+fn csharp_deserialize(code: &str, new: &[SideLine<'_>], i: usize) -> bool {
+    // Formatters that build any type: risky where they deserialize without a binder.
+    let formatter = any(
+        code,
+        &[
+            "new binaryformatter(",
+            "new soapformatter(",
+            "new netdatacontractserializer(",
+            "new losformatter(",
+            "new objectstateformatter(",
+        ],
+    );
+    let type_names = any(
+        code,
+        &[
+            "typenamehandling.all",
+            "typenamehandling.auto",
+            "typenamehandling.objects",
+            "typenamehandling.arrays",
+            "new simpletyperesolver(",
+            "new javascriptserializer(new simpletyperesolver",
+        ],
+    );
+    let binder = new.iter().any(|l| {
+        let lt = l.text.to_ascii_lowercase();
+        lt.contains("binder =") || lt.contains("serializationbinder =")
+    });
+    formatter && window_has(new, i, "deserialize") && !binder
+        || type_names && !binder
+        || code.contains(".unsafedeserialize(")
 }
 
 /// An error caught and ignored: an empty `catch`/`except`/`rescue` body, or one that only
