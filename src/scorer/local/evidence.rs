@@ -1,7 +1,7 @@
 //! Where an axis comes from, in words the agent can act on: the changed lines whose features
 //! pushed the axis up most (each line's share of the model's score). Each item names a file
-//! and a line and says what changed ("the `Proxy-Authorization` header is no longer removed"), not only
-//! the kind of rule that fired.
+//! and a line and says what changed ("the `Proxy-Authorization` header is no longer
+//! removed"), not only the kind of rule that fired.
 
 use std::collections::HashMap;
 
@@ -560,7 +560,8 @@ mod tests {
         let l = line("del headers['Proxy-Authorization']", true);
         assert_eq!(
             describe(1, &l, None),
-            "the `Proxy-Authorization` header is no longer removed: `del headers['Proxy-Authorization']`"
+            "the `Proxy-Authorization` header is no longer removed: `del \
+                headers['Proxy-Authorization']`"
         );
         let l = line("defer f.Close()", true);
         assert!(describe(6, &l, None).starts_with("a release is no longer done"));

@@ -293,14 +293,26 @@ fn hunk_features(
         out.lines[r].partner = Some(a);
         out.lines[a].partner = Some(r);
     }
-    // What the hunk lost and gained, word by word: moved words cancel out.
-    for (word, &at) in &lost {
+    hunk_summary(role, hunk, &lost, &gained, counts, out);
+}
+
+/// What a hunk lost and gained, word by word (moved words cancel out), its shape, and the
+/// words of its header (git's function context).
+fn hunk_summary(
+    role: &str,
+    hunk: &Hunk<'_>,
+    lost: &BTreeMap<String, usize>,
+    gained: &BTreeMap<String, usize>,
+    counts: &mut Counts,
+    out: &mut Features,
+) {
+    for (word, &at) in lost {
         if !gained.contains_key(word) {
             let b = counts.text(&format!("L{role}"), word);
             out.line_buckets[at].push(b);
         }
     }
-    for (word, &at) in &gained {
+    for (word, &at) in gained {
         if !lost.contains_key(word) {
             let b = counts.text(&format!("G{role}"), word);
             out.line_buckets[at].push(b);
@@ -626,7 +638,11 @@ fn line_features(
 mod tests {
     use super::*;
 
-    const DIFF: &str = "diff --git a/src/redirect.py b/src/redirect.py\n--- a/src/redirect.py\n+++ b/src/redirect.py\n@@ -10,6 +10,5 @@ def rebuild_auth(self, prepared, response):\n     url = prepared.url\n     headers = prepared.headers\n-    if 'Proxy-Authorization' in headers:\n-        del headers['Proxy-Authorization']\n     return prepared\n";
+    const DIFF: &str = "diff --git a/src/redirect.py b/src/redirect.py\n--- a/src/redirect.py\n\
+        +++ b/src/redirect.py\n@@ -10,6 +10,5 @@ def rebuild_auth(self, prepared, response):\n     \
+        url = prepared.url\n     headers = prepared.headers\n\
+        -    if 'Proxy-Authorization' in headers:\n-        del \
+        headers['Proxy-Authorization']\n     return prepared\n";
 
     #[test]
     fn features_are_sorted_unit_text_and_point_at_lines() {
@@ -651,7 +667,8 @@ mod tests {
 
     #[test]
     fn test_only_changes_are_told_apart() {
-        let test = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1,2 +1,1 @@\n def test_x():\n-    assert x() == 1\n";
+        let test = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n\
+            +++ b/tests/test_x.py\n@@ -1,2 +1,1 @@\n def test_x():\n-    assert x() == 1\n";
         assert!(extract(test).tests_only);
         let both = format!("{test}{DIFF}");
         assert!(!extract(&both).tests_only);

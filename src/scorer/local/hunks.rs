@@ -328,7 +328,10 @@ mod tests {
 
     #[test]
     fn paths_with_spaces_and_quotes_are_read_as_git_wrote_them() {
-        let diff = "diff --git a/src/user api.rs b/src/user api.rs\n--- a/src/user api.rs\t\n+++ b/src/user api.rs\t\n@@ -1 +1 @@\n-a\n+b\ndiff --git \"a/src/\\303\\244.rs\" \"b/src/\\303\\244.rs\"\n--- \"a/src/\\303\\244.rs\"\n+++ \"b/src/\\303\\244.rs\"\n@@ -1 +1 @@\n-a\n+b\n";
+        let diff = "diff --git a/src/user api.rs b/src/user api.rs\n--- a/src/user api.rs\t\n\
+            +++ b/src/user api.rs\t\n@@ -1 +1 @@\n-a\n+b\n\
+            diff --git \"a/src/\\303\\244.rs\" \"b/src/\\303\\244.rs\"\n\
+            --- \"a/src/\\303\\244.rs\"\n+++ \"b/src/\\303\\244.rs\"\n@@ -1 +1 @@\n-a\n+b\n";
         let files = parse(diff);
         assert_eq!(files[0].path, "src/user api.rs");
         assert_eq!(files[1].path, "src/ä.rs");
@@ -373,8 +376,10 @@ mod tests {
     #[test]
     fn parses_files_hunks_and_line_numbers() {
         let diff = "diff --git a/x.go b/x.go\nindex 1..2 100644\n--- a/x.go\n+++ b/x.go\n\
-                    @@ -5,4 +5,4 @@ func CanEdit(owner, actor string) bool {\n \tif x {\n-\treturn owner == actor\n+\treturn true\n }\n\
-                    diff --git a/new.py b/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+a\n+b\n\
+                    @@ -5,4 +5,4 @@ func CanEdit(owner, actor string) bool \
+                    {\n \tif x {\n-\treturn owner == actor\n+\treturn true\n }\n\
+                    diff --git a/new.py b/new.py\nnew file mode 100644\n--- /dev/null\n\
+                    +++ b/new.py\n@@ -0,0 +1,2 @@\n+a\n+b\n\
                     diff --git a/img.png b/img.png\nBinary files differ\n";
         let files = parse(diff);
         assert_eq!(files.len(), 3);

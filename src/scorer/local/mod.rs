@@ -159,9 +159,11 @@ mod tests {
 
     const AUTH: usize = 1;
 
-    const AUTH_BYPASS: &str = "diff --git a/internal/repo/permissions.go b/internal/repo/permissions.go\n\
+    const AUTH_BYPASS: &str = "diff --git a/internal/repo/permissions.go \
+        b/internal/repo/permissions.go\n\
         --- a/internal/repo/permissions.go\n+++ b/internal/repo/permissions.go\n\
-        @@ -5,5 +5,5 @@ func CanEdit(owner, actor string) bool {\n \tif actor == \"\" {\n \t\treturn false\n \t}\n\
+        @@ -5,5 +5,5 @@ func CanEdit(owner, actor string) bool \
+        {\n \tif actor == \"\" {\n \t\treturn false\n \t}\n\
         -\treturn owner == actor\n+\treturn true\n }\n";
 
     // The model ranks the axes of a bypassed permission check with `auth_boundary` first and
@@ -180,12 +182,18 @@ mod tests {
     }
 
     /// A reversed fix that drops a guard and the test that covered it.
-    const GUARD_AND_TEST: &str = "diff --git a/lib/parse.js b/lib/parse.js\n--- a/lib/parse.js\n+++ b/lib/parse.js\n\
-        @@ -40,7 +40,4 @@ function parseKey(key, obj) {\n   let cur = obj;\n   for (const part of parts) {\n\
-        -    if (part === '__proto__' || part === 'constructor') {\n-      return;\n-    }\n     cur = cur[part] = cur[part] || {};\n   }\n\
-        diff --git a/test/parse.test.js b/test/parse.test.js\n--- a/test/parse.test.js\n+++ b/test/parse.test.js\n\
-        @@ -88,8 +88,4 @@ describe('parseKey', () => {\n   });\n-  it('does not pollute the prototype', () => {\n\
-        -    parseKey('__proto__.polluted', {});\n-    expect({}.polluted).toBeUndefined();\n-  });\n });\n";
+    const GUARD_AND_TEST: &str = "diff --git a/lib/parse.js b/lib/parse.js\n--- a/lib/parse.js\n\
+        +++ b/lib/parse.js\n\
+        @@ -40,7 +40,4 @@ function parseKey(key, obj) \
+        {\n   let cur = obj;\n   for (const part of parts) {\n\
+        -    if (part === '__proto__' || part === 'constructor') {\n-      return;\n-    }\n     \
+        cur = cur[part] = cur[part] || {};\n   }\n\
+        diff --git a/test/parse.test.js b/test/parse.test.js\n--- a/test/parse.test.js\n\
+        +++ b/test/parse.test.js\n\
+        @@ -88,8 +88,4 @@ describe('parseKey', () => {\n   });\n\
+        -  it('does not pollute the prototype', () => {\n\
+        -    parseKey('__proto__.polluted', {});\n-    expect({}.polluted).toBeUndefined();\n\
+        -  });\n });\n";
 
     #[test]
     fn evidence_points_at_lines_that_say_something_in_the_right_file() {
@@ -228,7 +236,8 @@ mod tests {
         // Diff text is outside input: any bytes must score without panicking, in [0, 1].
         #[test]
         fn any_text_scores_in_range(body in "(?s).{0,400}", path in "[a-z/._]{1,20}") {
-            let diff = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,3 +1,3 @@ fn x\n{body}");
+            let diff = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n\
+                @@ -1,3 +1,3 @@ fn x\n{body}");
             let s = LocalScorer::new().score_diff(&diff);
             proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
             let s = LocalScorer::new().score_diff(&body);
@@ -238,21 +247,29 @@ mod tests {
         #[test]
         fn changed_lines_in_any_language_score_in_range(
             lines in proptest::collection::vec("[-+ ][ -~]{0,60}", 0..30),
-            ext in proptest::sample::select(vec!["go", "py", "ts", "rs", "java", "rb", "yml", "md"]),
+            ext in proptest::sample::select(
+                vec!["go", "py", "ts", "rs", "java", "rb", "yml", "md"],
+            ),
         ) {
-            let diff = format!("diff --git a/x.{ext} b/x.{ext}\n--- a/x.{ext}\n+++ b/x.{ext}\n@@ -1 +1 @@\n{}\n", lines.join("\n"));
+            let diff = format!("diff --git a/x.{ext} b/x.{ext}\n--- a/x.{ext}\n+++ b/x.{ext}\n\
+                @@ -1 +1 @@\n{}\n", lines.join("\n"));
             let s = LocalScorer::new().score_diff(&diff);
             proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
             let name = format!("x.{ext}");
-            proptest::prop_assert!(s.evidence.iter().all(|e| e.file == name && e.axis < AXIS_COUNT));
+            proptest::prop_assert!(
+                s.evidence.iter().all(|e| e.file == name && e.axis < AXIS_COUNT)
+            );
         }
     }
 
     /// A test marked skipped, a TLS check switched off: changes the detectors read.
-    const SKIP_AND_TLS: &str = "diff --git a/tests/test_fetch.py b/tests/test_fetch.py\n--- a/tests/test_fetch.py\n+++ b/tests/test_fetch.py\n\
-        @@ -10,3 +10,4 @@ import pytest\n \n+@pytest.mark.skip(reason=\"flaky\")\n def test_fetch_retries():\n     assert fetch(url) == 200\n\
+    const SKIP_AND_TLS: &str = "diff --git a/tests/test_fetch.py b/tests/test_fetch.py\n\
+        --- a/tests/test_fetch.py\n+++ b/tests/test_fetch.py\n\
+        @@ -10,3 +10,4 @@ import pytest\n \n+@pytest.mark.skip(reason=\"flaky\")\n def \
+        test_fetch_retries():\n     assert fetch(url) == 200\n\
         diff --git a/app/fetch.py b/app/fetch.py\n--- a/app/fetch.py\n+++ b/app/fetch.py\n\
-        @@ -3,3 +3,3 @@ def fetch(url):\n-    r = requests.get(url, timeout=5)\n+    r = requests.get(url, verify=False, timeout=5)\n     return r.status_code\n";
+        @@ -3,3 +3,3 @@ def fetch(url):\n-    r = requests.get(url, timeout=5)\n\
+        +    r = requests.get(url, verify=False, timeout=5)\n     return r.status_code\n";
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
@@ -262,8 +279,13 @@ mod tests {
         #[test]
         fn an_unrelated_file_never_lowers_an_axis(
             base in proptest::sample::select(vec![AUTH_BYPASS, GUARD_AND_TEST, SKIP_AND_TLS]),
-            lines in proptest::collection::vec(("[+-]", "[a-z]{1,6}", "[a-z]{1,6}", 0u32..1000), 1..14),
-            ext in proptest::sample::select(vec!["py", "go", "js", "rs", "java", "rb", "md", "yml"]),
+            lines in proptest::collection::vec(
+                ("[+-]", "[a-z]{1,6}", "[a-z]{1,6}", 0u32..1000),
+                1..14,
+            ),
+            ext in proptest::sample::select(
+                vec!["py", "go", "js", "rs", "java", "rb", "md", "yml"],
+            ),
             test_file in proptest::bool::ANY,
             first in proptest::bool::ANY,
         ) {
@@ -274,7 +296,8 @@ mod tests {
                 .map(|(sign, a, b, n)| format!("{sign}zq{a} = zq{b}({n})\n"))
                 .collect();
             let extra = format!(
-                "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,20 +1,20 @@ zqmain\n zqctx = 1\n{body}"
+                "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n\
+                    @@ -1,20 +1,20 @@ zqmain\n zqctx = 1\n{body}"
             );
             let before = LocalScorer::new().score_diff(base);
             let turn = if first { format!("{extra}{base}") } else { format!("{base}{extra}") };

@@ -204,7 +204,8 @@ mod tests {
         @@ -1,2 +1,2 @@ def f():\n-    return 1\n+    return 2\n\
         @@ -10,2 +10,2 @@ def f():\n-    x = 1\n+    x = 3\n\
         @@ -20,2 +20,2 @@ def g():\n-    y = 1\n+    y = 4\n\
-        diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-old\n+new\n";
+        diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-old\n\
+        +new\n";
 
     #[test]
     fn groupings_cut_where_they_say() {
@@ -221,8 +222,10 @@ mod tests {
 
     #[test]
     fn a_move_between_files_stays_a_move_in_units() {
-        let diff = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,1 @@\n x = 1\n-def helper(): return 42\n\
-            diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1,1 +1,2 @@\n y = 1\n+def helper(): return 42\n";
+        let diff = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,1 @@\n x = 1\n\
+            -def helper(): return 42\n\
+            diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1,1 +1,2 @@\n y = 1\n\
+            +def helper(): return 42\n";
         let mut files = hunks::parse(diff);
         hunks::mark_changed(&mut files);
         for unit in split(&files, Grouping::File) {
@@ -239,7 +242,13 @@ mod tests {
     #[test]
     fn very_large_turns_keep_a_bounded_number_of_units() {
         let diff: String = (0..200)
-            .map(|i| format!("diff --git a/f{i}.py b/f{i}.py\n--- a/f{i}.py\n+++ b/f{i}.py\n@@ -1 +1 @@\n-a = {i}\n+a = {}\n", i + 1))
+            .map(|i| {
+                format!(
+                    "diff --git a/f{i}.py b/f{i}.py\n--- a/f{i}.py\n+++ b/f{i}.py\n\
+                @@ -1 +1 @@\n-a = {i}\n+a = {}\n",
+                    i + 1
+                )
+            })
             .collect();
         let mut files = hunks::parse(&diff);
         hunks::mark_changed(&mut files);

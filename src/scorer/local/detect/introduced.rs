@@ -19,119 +19,165 @@ pub(super) fn introduced(
         let raw = l.text.trim();
         let lower = raw.to_ascii_lowercase();
         // The author acknowledged the line for a linter (`# noqa`, `//nolint`, `#nosec`).
-        if any(
-            &lower,
-            &[
-                "noqa",
-                "nolint",
-                "nosec",
-                "nosonar",
-                "eslint-disable",
-                "rubocop:disable",
-                "phpcs:ignore",
-                "pylint: disable",
-                "codeql[",
-                "lgtm[",
-            ],
-        ) {
+        if any(&lower, LINTER_ACKNOWLEDGED) {
             continue;
         }
         let code = strip_comment(&code_only(&lower), dialect);
-        if let Some(rule) = request_flow(&code, &tainted, dialect) {
-            push(rule, l.line, raw);
-        }
-        if sql_appended(&code, &sql_vars) {
-            push(Rule::SqlFromString, l.line, raw);
-        }
-        if let Some(rule) = verification_off(&lower, &code, dialect) {
-            push(rule, l.line, raw);
-        }
-        if permissions_widened(&lower, &code) {
-            push(Rule::PermissionsWidened, l.line, raw);
-        }
-        if credential_logged(raw, &code) {
-            push(Rule::CredentialLogged, l.line, raw);
-        }
-        let kdf_set_later =
-            lower.contains("rfc2898derivebytes(") && window_has(&new, i, "iterationcount =");
-        if weak_crypto(&lower, dialect) && !kdf_set_later
-            || dialect == Dialect::CSharp
-                && code.contains("setswitch(")
-                && code.replace(' ', "").contains(",true)")
-                && window_has(&new, i, "dontenableschusestrongcrypto")
-        {
-            push(Rule::WeakCrypto, l.line, raw);
-        }
-        if sql_string(&lower)
-            && interpolated(raw)
-            && spliced_values(raw)
-                .is_none_or(|v| v.is_empty() || !v.iter().all(|p| safe_sql_piece(p)))
-        {
-            push(Rule::SqlFromString, l.line, raw);
-        }
-        if command_built(raw, &code, dialect) {
-            push(Rule::CommandFromString, l.line, raw);
-        }
-        if eval_built(raw, &code, dialect) {
-            push(Rule::EvalFromString, l.line, raw);
-        }
-        if REQUEST_DATA.iter().any(|r| code.contains(r)) && SINKS.iter().any(|s| code.contains(s)) {
-            push(Rule::RequestDataInSink, l.line, raw);
-        }
-        if markup_unescaped(raw, &code) {
-            push(Rule::MarkupUnescaped, l.line, raw);
-        }
-        if unsafe_deserialize(&code, dialect, &new, i) {
-            push(Rule::UnsafeDeserialize, l.line, raw);
-        }
-        if swallowed(&new, i, &code, dialect) {
-            push(Rule::ErrorSwallowed, l.line, raw);
-        }
-        if discarded(&code, dialect) || dialect == Dialect::Js && floating_promise(&new, i, &code) {
-            push(Rule::ErrorDiscarded, l.line, raw);
-        }
-        if unclosed(&new, i, &code, dialect) {
-            push(Rule::ResourceUnclosed, l.line, raw);
-        }
-        if dialect == Dialect::Go
-            && (code.contains(", _ := context.with") || code.contains(", _ = context.with"))
-        {
-            push(Rule::CancelDiscarded, l.line, raw);
-        }
-        for rule in language_risks(&new, i, raw, &code, dialect) {
-            push(rule, l.line, raw);
-        }
-        if jump_in_finally(&new, i, &code, dialect) {
-            push(Rule::JumpInFinally, l.line, raw);
-        }
-        if archive_path_unchecked(&code, dialect, &new, i) {
-            push(Rule::ArchivePathUnchecked, l.line, raw);
-        }
-        if dialect == Dialect::CSharp && root_cert_trusted(&code, &lower, &new, i)
-            || dialect == Dialect::Shell && root_cert_trusted(&code, &lower, &new, i)
-        {
-            push(Rule::RootCertTrusted, l.line, raw);
-        }
-        if csrf_bypassed(&lower, &tainted) {
-            push(Rule::CsrfOff, l.line, raw);
-        }
-        if dialect == Dialect::Go && size_limit_missing(&new, i, &code) {
-            push(Rule::SizeLimitMissing, l.line, raw);
-        }
-        if dialect == Dialect::Go
-            && (context_dropped(&new, i, &code) || loop_ignores_context(&new, i, &code))
-        {
-            push(Rule::ContextDropped, l.line, raw);
-        }
-        if dialect == Dialect::Go && cancel_never_called(&new, i, &code) {
-            push(Rule::CancelDiscarded, l.line, raw);
-        }
-        if lock_without_unlock(&new, i, &code) {
-            push(Rule::UnlockRemoved, l.line, raw);
-        }
-        if timeout_missing(&code, dialect) {
-            push(Rule::TimeoutRemoved, l.line, raw);
-        }
+        let at = NewLine {
+            new: &new,
+            i,
+            raw,
+            lower: &lower,
+            code: &code,
+            dialect,
+        };
+        let mut hit = |rule: Rule| push(rule, l.line, raw);
+        values_and_checks(&at, &tainted, &sql_vars, &mut hit);
+        errors_and_lifecycle(&at, &tainted, &mut hit);
+    }
+}
+
+/// Linter acknowledgements (lower-cased): the author already looked at the line.
+const LINTER_ACKNOWLEDGED: &[&str] = &[
+    "noqa",
+    "nolint",
+    "nosec",
+    "nosonar",
+    "eslint-disable",
+    "rubocop:disable",
+    "phpcs:ignore",
+    "pylint: disable",
+    "codeql[",
+    "lgtm[",
+];
+
+/// One changed line of a hunk's new side, as the rules read it.
+struct NewLine<'a> {
+    /// The hunk's new side, for rules that look at neighbours.
+    new: &'a [SideLine<'a>],
+    /// The line's index in `new`.
+    i: usize,
+    /// The text, trimmed.
+    raw: &'a str,
+    /// `raw` lower-cased.
+    lower: &'a str,
+    /// `lower` without string contents or a trailing comment.
+    code: &'a str,
+    dialect: Dialect,
+}
+
+/// Rules over what the line does with values and checks: request data reaching a sink, SQL,
+/// commands, code or markup built from strings, checks switched off, permissions widened,
+/// credentials logged, weak crypto and unsafe deserialization.
+fn values_and_checks(
+    at: &NewLine<'_>,
+    tainted: &[String],
+    sql_vars: &[String],
+    hit: &mut impl FnMut(Rule),
+) {
+    let (new, i, code, dialect) = (at.new, at.i, at.code, at.dialect);
+    let (raw, lower) = (at.raw, at.lower);
+    if let Some(rule) = request_flow(code, tainted, dialect) {
+        hit(rule);
+    }
+    if sql_appended(code, sql_vars) {
+        hit(Rule::SqlFromString);
+    }
+    if let Some(rule) = verification_off(lower, code, dialect) {
+        hit(rule);
+    }
+    if permissions_widened(lower, code) {
+        hit(Rule::PermissionsWidened);
+    }
+    if credential_logged(raw, code) {
+        hit(Rule::CredentialLogged);
+    }
+    let kdf_set_later =
+        lower.contains("rfc2898derivebytes(") && window_has(new, i, "iterationcount =");
+    if weak_crypto(lower, dialect) && !kdf_set_later
+        || dialect == Dialect::CSharp
+            && code.contains("setswitch(")
+            && code.replace(' ', "").contains(",true)")
+            && window_has(new, i, "dontenableschusestrongcrypto")
+    {
+        hit(Rule::WeakCrypto);
+    }
+    if sql_string(lower)
+        && interpolated(raw)
+        && spliced_values(raw).is_none_or(|v| v.is_empty() || !v.iter().all(|p| safe_sql_piece(p)))
+    {
+        hit(Rule::SqlFromString);
+    }
+    if command_built(raw, code, dialect) {
+        hit(Rule::CommandFromString);
+    }
+    if eval_built(raw, code, dialect) {
+        hit(Rule::EvalFromString);
+    }
+    if REQUEST_DATA.iter().any(|r| code.contains(r)) && SINKS.iter().any(|s| code.contains(s)) {
+        hit(Rule::RequestDataInSink);
+    }
+    if markup_unescaped(raw, code) {
+        hit(Rule::MarkupUnescaped);
+    }
+    if unsafe_deserialize(code, dialect, new, i) {
+        hit(Rule::UnsafeDeserialize);
+    }
+}
+
+/// Rules over errors, resources, contexts, locks and timeouts, with the language-specific
+/// rules and the remaining trust rules (archive paths, root certificates, CSRF bypass) run
+/// in between, in their long-standing order.
+fn errors_and_lifecycle(at: &NewLine<'_>, tainted: &[String], hit: &mut impl FnMut(Rule)) {
+    let (new, i, code, dialect) = (at.new, at.i, at.code, at.dialect);
+    let (raw, lower) = (at.raw, at.lower);
+    if swallowed(new, i, code, dialect) {
+        hit(Rule::ErrorSwallowed);
+    }
+    if discarded(code, dialect) || dialect == Dialect::Js && floating_promise(new, i, code) {
+        hit(Rule::ErrorDiscarded);
+    }
+    if unclosed(new, i, code, dialect) {
+        hit(Rule::ResourceUnclosed);
+    }
+    if dialect == Dialect::Go
+        && (code.contains(", _ := context.with") || code.contains(", _ = context.with"))
+    {
+        hit(Rule::CancelDiscarded);
+    }
+    for rule in language_risks(new, i, raw, code, dialect) {
+        hit(rule);
+    }
+    if jump_in_finally(new, i, code, dialect) {
+        hit(Rule::JumpInFinally);
+    }
+    if archive_path_unchecked(code, dialect, new, i) {
+        hit(Rule::ArchivePathUnchecked);
+    }
+    if dialect == Dialect::CSharp && root_cert_trusted(code, lower, new, i)
+        || dialect == Dialect::Shell && root_cert_trusted(code, lower, new, i)
+    {
+        hit(Rule::RootCertTrusted);
+    }
+    if csrf_bypassed(lower, tainted) {
+        hit(Rule::CsrfOff);
+    }
+    if dialect == Dialect::Go && size_limit_missing(new, i, code) {
+        hit(Rule::SizeLimitMissing);
+    }
+    if dialect == Dialect::Go
+        && (context_dropped(new, i, code) || loop_ignores_context(new, i, code))
+    {
+        hit(Rule::ContextDropped);
+    }
+    if dialect == Dialect::Go && cancel_never_called(new, i, code) {
+        hit(Rule::CancelDiscarded);
+    }
+    if lock_without_unlock(new, i, code) {
+        hit(Rule::UnlockRemoved);
+    }
+    if timeout_missing(code, dialect) {
+        hit(Rule::TimeoutRemoved);
     }
 }
 

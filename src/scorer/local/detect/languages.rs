@@ -14,179 +14,227 @@ pub(super) fn language_risks(
 ) -> Vec<Rule> {
     let mut out = Vec::new();
     let lower = raw.to_ascii_lowercase();
-    let s = without_spaces(code);
-    let full = without_spaces(&lower);
-    let t = code.trim_start();
+    let line = LangLine {
+        new,
+        i,
+        raw,
+        code,
+        s: without_spaces(code),
+        full: without_spaces(&lower),
+        t: code.trim_start(),
+        lower,
+    };
     match dialect {
-        Dialect::Go => {
-            if secret_field_serialized(raw) {
-                out.push(Rule::CredentialLogged);
-            }
-            // `text/template` does not escape HTML; a handler writing it to a response does.
-            if full == "\"text/template\"" || full.ends_with("\"text/template\"") {
-                let handler = new.iter().any(|l| l.text.contains("http.ResponseWriter"));
-                if handler {
-                    out.push(Rule::MarkupUnescaped);
-                }
-            }
-        }
-        Dialect::Php => {
-            let with_double: String = single_quoted_removed(&lower)
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            if php_output_unescaped(t, &with_double) {
-                out.push(Rule::MarkupUnescaped);
-            }
-            if php_silenced(code) {
-                out.push(Rule::ErrorSwallowed);
-            }
-            // Shell execution through backticks with an interpolated value.
-            let backtick = lower
-                .find('`')
-                .is_some_and(|a| lower[a + 1..].contains('`') && lower[a..].contains('$'));
-            if backtick && !t.starts_with("//") && !t.starts_with('*') {
-                out.push(Rule::CommandFromString);
-            }
-            if s.contains("new$") || s.starts_with("$") && s.contains("=new$") {
-                out.push(Rule::EvalFromString);
-            }
-        }
-        Dialect::Js => {
-            if js_exec_built(new, i, code) {
-                out.push(Rule::CommandFromString);
-            }
-
-            if let Some(arg) = s.split_once("require(").map(|(_, r)| r) {
-                let literal = (arg.starts_with('\'')
-                    || arg.starts_with('"')
-                    || arg.starts_with('`') && !arg.contains("${"))
-                    || arg.starts_with("__dirname")
-                    || arg.starts_with("path.");
-                if !literal && !arg.starts_with(')') && !s.contains(".require(") {
-                    out.push(Rule::EvalFromString);
-                }
-            }
-        }
-        Dialect::Python => {
-            let shell = s.split_once("shell=").is_some_and(|(before, v)| {
-                !before.ends_with("_")
-                    && !before.ends_with("use")
-                    && ![
-                        "false",
-                        "none",
-                        "0",
-                        "\"\"",
-                        "''",
-                        "[]",
-                        "{}",
-                        "{**{}}",
-                        "{**{**{}}}",
-                    ]
-                    .iter()
-                    .any(|f| v.starts_with(f) && v[f.len()..].starts_with([',', ')']))
-                    && !v.starts_with("shell")
-                    && !v.starts_with(')')
-            }) || s.contains("shell=true");
-            if shell && !s.starts_with("def") && !s.starts_with("async def") {
-                out.push(Rule::CommandFromString);
-            }
-            if s.contains(".exec_command(") {
-                out.push(Rule::CommandFromString);
-            }
-            // A Jinja environment that does not escape by default.
-            if s.contains("environment(") && !s.starts_with("def") && !s.contains("os.environ") {
-                let call: String = new[i..new.len().min(i + 6)]
-                    .iter()
-                    .map(|l| l.text.to_ascii_lowercase())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let call = without_spaces(&call);
-                let safe = call.contains("autoescape=true") || call.contains("select_autoescape");
-                let jinja = call.contains("loader=") || s.contains("jinja2.");
-                if jinja && !safe && !call.contains("autoescape=false") {
-                    out.push(Rule::MarkupUnescaped);
-                }
-            }
-        }
-        Dialect::Ruby => {
-            if s.contains("render")
-                && (s.contains("inline:") || s.contains("'inline'=>") || s.contains(":inline=>"))
-            {
-                out.push(Rule::EvalFromString);
-            }
-            if [
-                "io.read(",
-                "io.foreach(",
-                "io.readlines(",
-                "io.write(",
-                "io.binread(",
-                "io.binwrite(",
-            ]
-            .iter()
-            .any(|m| {
-                s.starts_with(m) || s.contains(&format!("={m}")) || s.contains(&format!(" {m}"))
-            }) || ["io.read(", "io.foreach(", "io.readlines(", "io.write("]
-                .iter()
-                .any(|m| t.starts_with(m))
-            {
-                out.push(Rule::CommandFromString);
-            }
-        }
-        Dialect::CSharp => {
-            let validate_flag_off = full
-                .split_once("[validateinput(")
-                .map(|(_, r)| r.split(')').next().unwrap_or(""))
-                .is_some_and(|v| {
-                    v == "false"
-                        || !v.is_empty()
-                            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                            && new.iter().any(|l| {
-                                let lt = without_spaces(&l.text.to_ascii_lowercase());
-                                lt.ends_with(&format!("{v}=false;"))
-                            })
-                });
-            if validate_flag_off
-                || full.contains("validaterequest=\"false\"")
-                || full.contains("requestvalidationmode=\"2.0\"")
-            {
-                out.push(Rule::InputValidationOff);
-            }
-            if csharp_sql_sink(&s) {
-                out.push(Rule::SqlFromString);
-            }
-            if token_check_flag_off(new, i, &s) {
-                out.push(Rule::TokenVerifyOff);
-            }
-        }
-        Dialect::Java => {
-            // Apex: a callout to a plain-HTTP endpoint; an error message rendered unescaped.
-            if s.contains("setendpoint(") {
-                let arg = s.split_once("setendpoint(").map_or("", |(_, r)| r);
-                let var = arg.split([')', ',']).next().unwrap_or("");
-                if full.contains("setendpoint('http:")
-                    || full.contains("setendpoint(\"http:")
-                    || !var.starts_with('\'')
-                        && !var.is_empty()
-                        && new[..i].iter().any(|l| {
-                            let lt = without_spaces(&l.text.to_ascii_lowercase());
-                            lt.contains(&format!("{var}='http:"))
-                                || lt.contains(&format!("{var}=\"http:"))
-                        })
-                {
-                    out.push(Rule::WeakCrypto);
-                }
-            }
-            if s.contains(".adderror(") && s.ends_with(",false);") {
-                let arg = s.split_once(".adderror(").map_or("", |(_, r)| r);
-                if !arg.starts_with('\'') || arg.contains("'+") || arg.contains("+'") {
-                    out.push(Rule::MarkupUnescaped);
-                }
-            }
-        }
+        Dialect::Go => go_risks(&line, &mut out),
+        Dialect::Php => php_risks(&line, &mut out),
+        Dialect::Js => js_risks(&line, &mut out),
+        Dialect::Python => python_risks(&line, &mut out),
+        Dialect::Ruby => ruby_risks(&line, &mut out),
+        Dialect::CSharp => csharp_risks(&line, &mut out),
+        Dialect::Java => apex_risks(&line, &mut out),
         _ => {}
     }
     out
+}
+
+/// One changed line as the language rules read it, with the hunk's new side around it.
+struct LangLine<'a> {
+    new: &'a [SideLine<'a>],
+    i: usize,
+    raw: &'a str,
+    code: &'a str,
+    /// `raw` lower-cased.
+    lower: String,
+    /// `code` without whitespace.
+    s: String,
+    /// `lower` (strings kept) without whitespace.
+    full: String,
+    /// `code` without its indentation.
+    t: &'a str,
+}
+
+/// Go: a secret struct field serialized; `text/template` (no HTML escaping) in a handler.
+fn go_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let full = &line.full;
+    if secret_field_serialized(line.raw) {
+        out.push(Rule::CredentialLogged);
+    }
+    // `text/template` does not escape HTML; a handler writing it to a response does.
+    if full == "\"text/template\"" || full.ends_with("\"text/template\"") {
+        let handler = line
+            .new
+            .iter()
+            .any(|l| l.text.contains("http.ResponseWriter"));
+        if handler {
+            out.push(Rule::MarkupUnescaped);
+        }
+    }
+}
+
+/// PHP: unescaped output, silenced errors, backtick shell commands, classes named by a value.
+fn php_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let (lower, s, t) = (&line.lower, &line.s, line.t);
+    let with_double: String = single_quoted_removed(lower)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if php_output_unescaped(t, &with_double) {
+        out.push(Rule::MarkupUnescaped);
+    }
+    if php_silenced(line.code) {
+        out.push(Rule::ErrorSwallowed);
+    }
+    // Shell execution through backticks with an interpolated value.
+    let backtick = lower
+        .find('`')
+        .is_some_and(|a| lower[a + 1..].contains('`') && lower[a..].contains('$'));
+    if backtick && !t.starts_with("//") && !t.starts_with('*') {
+        out.push(Rule::CommandFromString);
+    }
+    if s.contains("new$") || s.starts_with("$") && s.contains("=new$") {
+        out.push(Rule::EvalFromString);
+    }
+}
+
+/// JavaScript: a child process run on a built command; `require` of a computed module.
+fn js_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let s = &line.s;
+    if js_exec_built(line.new, line.i, line.code) {
+        out.push(Rule::CommandFromString);
+    }
+
+    if let Some(arg) = s.split_once("require(").map(|(_, r)| r) {
+        let literal = (arg.starts_with('\'')
+            || arg.starts_with('"')
+            || arg.starts_with('`') && !arg.contains("${"))
+            || arg.starts_with("__dirname")
+            || arg.starts_with("path.");
+        if !literal && !arg.starts_with(')') && !s.contains(".require(") {
+            out.push(Rule::EvalFromString);
+        }
+    }
+}
+
+/// Python: `shell=` set to anything true, SSH `exec_command`, a Jinja environment that does
+/// not escape.
+fn python_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let (new, i, s) = (line.new, line.i, &line.s);
+    let shell = s.split_once("shell=").is_some_and(|(before, v)| {
+        !before.ends_with("_")
+            && !before.ends_with("use")
+            && ![
+                "false",
+                "none",
+                "0",
+                "\"\"",
+                "''",
+                "[]",
+                "{}",
+                "{**{}}",
+                "{**{**{}}}",
+            ]
+            .iter()
+            .any(|f| v.starts_with(f) && v[f.len()..].starts_with([',', ')']))
+            && !v.starts_with("shell")
+            && !v.starts_with(')')
+    }) || s.contains("shell=true");
+    if shell && !s.starts_with("def") && !s.starts_with("async def") {
+        out.push(Rule::CommandFromString);
+    }
+    if s.contains(".exec_command(") {
+        out.push(Rule::CommandFromString);
+    }
+    // A Jinja environment that does not escape by default.
+    if s.contains("environment(") && !s.starts_with("def") && !s.contains("os.environ") {
+        let call = without_spaces(&lowered(&new[i..new.len().min(i + 6)], " "));
+        let safe = call.contains("autoescape=true") || call.contains("select_autoescape");
+        let jinja = call.contains("loader=") || s.contains("jinja2.");
+        if jinja && !safe && !call.contains("autoescape=false") {
+            out.push(Rule::MarkupUnescaped);
+        }
+    }
+}
+
+/// Ruby: `render inline:` of a value; `IO.read`-like calls that run a command on a `|`.
+fn ruby_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let (s, t) = (&line.s, line.t);
+    if s.contains("render")
+        && (s.contains("inline:") || s.contains("'inline'=>") || s.contains(":inline=>"))
+    {
+        out.push(Rule::EvalFromString);
+    }
+    if [
+        "io.read(",
+        "io.foreach(",
+        "io.readlines(",
+        "io.write(",
+        "io.binread(",
+        "io.binwrite(",
+    ]
+    .iter()
+    .any(|m| s.starts_with(m) || s.contains(&format!("={m}")) || s.contains(&format!(" {m}")))
+        || ["io.read(", "io.foreach(", "io.readlines(", "io.write("]
+            .iter()
+            .any(|m| t.starts_with(m))
+    {
+        out.push(Rule::CommandFromString);
+    }
+}
+
+/// C#: request validation off, SQL sinks given a built string, token checks switched off.
+fn csharp_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let (new, i, s, full) = (line.new, line.i, &line.s, &line.full);
+    let validate_flag_off = full
+        .split_once("[validateinput(")
+        .map(|(_, r)| r.split(')').next().unwrap_or(""))
+        .is_some_and(|v| {
+            v == "false"
+                || !v.is_empty()
+                    && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && new.iter().any(|l| {
+                        let lt = without_spaces(&l.text.to_ascii_lowercase());
+                        lt.ends_with(&format!("{v}=false;"))
+                    })
+        });
+    if validate_flag_off
+        || full.contains("validaterequest=\"false\"")
+        || full.contains("requestvalidationmode=\"2.0\"")
+    {
+        out.push(Rule::InputValidationOff);
+    }
+    if csharp_sql_sink(s) {
+        out.push(Rule::SqlFromString);
+    }
+    if token_check_flag_off(new, i, s) {
+        out.push(Rule::TokenVerifyOff);
+    }
+}
+
+/// Apex (read as Java): a callout to a plain-HTTP endpoint; an error message rendered
+/// unescaped.
+fn apex_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
+    let (new, i, s, full) = (line.new, line.i, &line.s, &line.full);
+    if s.contains("setendpoint(") {
+        let arg = s.split_once("setendpoint(").map_or("", |(_, r)| r);
+        let var = arg.split([')', ',']).next().unwrap_or("");
+        if full.contains("setendpoint('http:")
+            || full.contains("setendpoint(\"http:")
+            || !var.starts_with('\'')
+                && !var.is_empty()
+                && new[..i].iter().any(|l| {
+                    let lt = without_spaces(&l.text.to_ascii_lowercase());
+                    lt.contains(&format!("{var}='http:")) || lt.contains(&format!("{var}=\"http:"))
+                })
+        {
+            out.push(Rule::WeakCrypto);
+        }
+    }
+    if s.contains(".adderror(") && s.ends_with(",false);") {
+        let arg = s.split_once(".adderror(").map_or("", |(_, r)| r);
+        if !arg.starts_with('\'') || arg.contains("'+") || arg.contains("+'") {
+            out.push(Rule::MarkupUnescaped);
+        }
+    }
 }
 
 /// A Go struct field that holds a secret and is serialized under a name (`Password string
@@ -208,34 +256,26 @@ pub(super) fn secret_field_serialized(raw: &str) -> bool {
     let hidden = tag.contains(":\"-\"") || tag.contains(":\"-,");
     let lname = name.to_ascii_lowercase();
     let secret = |w: &str| {
-        [
-            "password",
-            "passwd",
-            "secret",
-            "token",
-            "apikey",
-            "api_key",
-            "privatekey",
-            "private_key",
-            "credential",
-            "accesskey",
-            "access_key",
-        ]
-        .iter()
-        .any(|s| w.contains(s))
-            && !w.contains("tokens_")
-            && !w.contains("maxtokens")
-            && !w.contains("tokenizer")
-            && !w.contains("tokenurl")
-            && !w.contains("token_url")
-            && !w.contains("tokentype")
-            && !w.contains("token_type")
-            && !w.contains("secretref")
-            && !w.contains("secretname")
-            && !w.contains("secret_name")
-            && !w.contains("file")
-            && !w.contains("path")
-            && !w.contains("env")
+        // The secret names of the credential rules, and cloud access keys.
+        (any(w, SECRET_NAMES) || any(w, &["accesskey", "access_key"]))
+            && !any(
+                w,
+                &[
+                    "tokens_",
+                    "maxtokens",
+                    "tokenizer",
+                    "tokenurl",
+                    "token_url",
+                    "tokentype",
+                    "token_type",
+                    "secretref",
+                    "secretname",
+                    "secret_name",
+                    "file",
+                    "path",
+                    "env",
+                ],
+            )
     };
     let tag_name = tag
         .split('"')

@@ -215,7 +215,8 @@ impl Rule {
                 "a return, break or throw inside finally or ensure discards the error in flight"
             }
             ContextDropped => {
-                "a caller's context is replaced by a fresh one, so cancellation no longer reaches the work"
+                "a caller's context is replaced by a fresh one, so cancellation no longer reaches \
+                    the work"
             }
             SizeLimitMissing => "a request body or archive is read without a size limit",
             InputValidationOff => "the framework's validation of request input is switched off",
@@ -400,6 +401,16 @@ fn following<'a>(lines: &[SideLine<'a>], at: usize, n: usize) -> Vec<&'a str> {
         .collect()
 }
 
+/// `lines` lower-cased and joined by `sep`: a window of code read as one text, so a rule can
+/// look for a setting or a close anywhere in it.
+fn lowered(lines: &[SideLine<'_>], sep: &str) -> String {
+    lines
+        .iter()
+        .map(|l| l.text.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 /// `text` without its whitespace, so `x = f( a )` and `x=f(a)` read alike.
 fn without_spaces(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
@@ -574,33 +585,7 @@ fn spliced_values(raw: &str) -> Option<Vec<String>> {
             i += 1;
             literal_ends.push((start, i.min(b.len())));
             if q != b'\'' {
-                // Interpolations: `{x}`, `${x}`, `#{x}`, `$x`.
-                let cb = content.as_bytes();
-                let mut k = 0;
-                while k < cb.len() {
-                    if cb[k] == b'{' {
-                        let end = content[k..].find('}').map_or(cb.len(), |n| k + n);
-                        let inner = content[k + 1..end].trim_start_matches('$').to_owned();
-                        if !inner.is_empty() {
-                            out.push(inner);
-                        }
-                        k = end + 1;
-                    } else if cb[k] == b'$'
-                        && cb
-                            .get(k + 1)
-                            .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_')
-                    {
-                        let end = content[k + 1..]
-                            .find(|ch: char| {
-                                !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-' || ch == '>')
-                            })
-                            .map_or(cb.len(), |n| k + 1 + n);
-                        out.push(content[k..end].to_owned());
-                        k = end;
-                    } else {
-                        k += 1;
-                    }
-                }
+                interpolations(&content, &mut out);
             }
         } else {
             i += 1;
@@ -645,6 +630,36 @@ fn spliced_values(raw: &str) -> Option<Vec<String>> {
         }
     }
     Some(out)
+}
+
+/// The values interpolated in a literal's `content`: `{x}`, `${x}`, `#{x}`, `$x`.
+fn interpolations(content: &str, out: &mut Vec<String>) {
+    let cb = content.as_bytes();
+    let mut k = 0;
+    while k < cb.len() {
+        if cb[k] == b'{' {
+            let end = content[k..].find('}').map_or(cb.len(), |n| k + n);
+            let inner = content[k + 1..end].trim_start_matches('$').to_owned();
+            if !inner.is_empty() {
+                out.push(inner);
+            }
+            k = end + 1;
+        } else if cb[k] == b'$'
+            && cb
+                .get(k + 1)
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_')
+        {
+            let end = content[k + 1..]
+                .find(|ch: char| {
+                    !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-' || ch == '>')
+                })
+                .map_or(cb.len(), |n| k + 1 + n);
+            out.push(content[k..end].to_owned());
+            k = end;
+        } else {
+            k += 1;
+        }
+    }
 }
 
 /// A spliced value that cannot carry SQL: a number, a cast or conversion to a number, an

@@ -5,50 +5,71 @@
 
 use super::*;
 
+/// A check switched off: TLS certificates, SSH host keys, token signatures or lifetimes,
+/// CSRF protection (tried in that order; the first that fits names the rule).
 pub(super) fn verification_off(lower: &str, code: &str, dialect: Dialect) -> Option<Rule> {
     let _ = code;
     let full = without_spaces(lower);
-    let s = full.as_str();
-    if any(
-        s,
-        &[
-            "verify=false",
-            "insecureskipverify:true",
-            "insecureskipverify=true",
-            "rejectunauthorized:false",
-            "rejectunauthorized=false",
-            "_create_unverified_context",
-            "check_hostname=false",
-            "verify_mode=openssl::ssl::verify_none",
-            "verify_mode:openssl::ssl::verify_none",
-            "openssl::ssl::verify_none",
-            "ssl_verify_none",
-            "cert_none",
-            "danger_accept_invalid_certs(true)",
-            "danger_accept_invalid_hostnames(true)",
-            "curlopt_ssl_verifypeer,false",
-            "curlopt_ssl_verifypeer,0",
-            "curlopt_ssl_verifyhost,0",
-            "curlopt_ssl_verifyhost,false",
-            "dangerousacceptanyservercertificatevalidator",
-            "allow_all_hostname_verifier",
-            "noophostnameverifier",
-            "trustallcerts",
-            "insecuretrustmanagerfactory",
-            "verify_ssl=false",
-            "ssl_verify=false",
-            "sslverify:false",
-            "\"strict-ssl\":false",
-            "strictssl:false",
-            "verifypeer:false",
-            "verify_peer=>false",
-            "'verify_peer'=>false",
-            "\"verify_peer\"=>false",
-            "'verify'=>false",
-            "\"verify\"=>false",
-        ],
-    ) || full.contains("node_tls_reject_unauthorized")
-        && (full.contains("'0'") || full.contains("\"0\"") || full.contains("=0"))
+    if tls_verify_off(lower, &full, dialect) {
+        return Some(Rule::TlsVerifyOff);
+    }
+    if any(&full, HOST_KEY_OFF) || full.contains("stricthostkeychecking=no") {
+        return Some(Rule::HostKeyOff);
+    }
+    if token_verify_off(&full, dialect) {
+        return Some(Rule::TokenVerifyOff);
+    }
+    if any(&full, CSRF_OFF) {
+        return Some(Rule::CsrfOff);
+    }
+    None
+}
+
+/// Settings that turn off TLS certificate or host name checks (without spaces, lower-cased).
+const TLS_VERIFY_OFF: &[&str] = &[
+    "verify=false",
+    "insecureskipverify:true",
+    "insecureskipverify=true",
+    "rejectunauthorized:false",
+    "rejectunauthorized=false",
+    "_create_unverified_context",
+    "check_hostname=false",
+    "verify_mode=openssl::ssl::verify_none",
+    "verify_mode:openssl::ssl::verify_none",
+    "openssl::ssl::verify_none",
+    "ssl_verify_none",
+    "cert_none",
+    "danger_accept_invalid_certs(true)",
+    "danger_accept_invalid_hostnames(true)",
+    "curlopt_ssl_verifypeer,false",
+    "curlopt_ssl_verifypeer,0",
+    "curlopt_ssl_verifyhost,0",
+    "curlopt_ssl_verifyhost,false",
+    "dangerousacceptanyservercertificatevalidator",
+    "allow_all_hostname_verifier",
+    "noophostnameverifier",
+    "trustallcerts",
+    "insecuretrustmanagerfactory",
+    "verify_ssl=false",
+    "ssl_verify=false",
+    "sslverify:false",
+    "\"strict-ssl\":false",
+    "strictssl:false",
+    "verifypeer:false",
+    "verify_peer=>false",
+    "'verify_peer'=>false",
+    "\"verify_peer\"=>false",
+    "'verify'=>false",
+    "\"verify\"=>false",
+];
+
+/// TLS verification off: a known setting, `NODE_TLS_REJECT_UNAUTHORIZED=0`, `curl -k` or
+/// `wget --no-check-certificate` in a script, a verifier or callback that accepts anything.
+fn tls_verify_off(lower: &str, full: &str, dialect: Dialect) -> bool {
+    let s = full;
+    any(s, TLS_VERIFY_OFF)
+        || full.contains("node_tls_reject_unauthorized")
+            && (full.contains("'0'") || full.contains("\"0\"") || full.contains("=0"))
         || (dialect == Dialect::Shell || dialect == Dialect::Data)
             && (lower.contains("curl ") && (lower.contains(" -k ") || lower.contains("--insecure"))
                 || lower.contains("wget ") && lower.contains("--no-check-certificate"))
@@ -56,60 +77,59 @@ pub(super) fn verification_off(lower: &str, code: &str, dialect: Dialect) -> Opt
         || s.contains("=>true")
             && (s.contains("certificatevalidation") || s.contains("validationcallback"))
         || s.contains("certificatevalidationcallback") && s.contains("delegate{returntrue;}")
-    {
-        return Some(Rule::TlsVerifyOff);
-    }
-    if any(
-        s,
-        &[
-            "insecureignorehostkey(",
-            "autoaddpolicy(",
-            "warningpolicy(",
-            "stricthostkeychecking=no",
-            "stricthostkeychecking:no",
-            "known_hosts=/dev/null",
-            "userknownhostsfile=/dev/null",
-            "\"stricthostkeychecking\",\"no\"",
-            "hostkeyverifier(promiscuousverifier",
-            "newpromiscuousverifier(",
-            "accept_new_host_keys",
-            "verify_host_key:false",
-            "verify_host_key::never",
-            "paranoid:false",
-        ],
-    ) || full.contains("stricthostkeychecking=no")
-    {
-        return Some(Rule::HostKeyOff);
-    }
-    if any(
-        &full,
-        &[
-            "\"verify_signature\":false",
-            "'verify_signature':false",
-            "verify_signature=false",
-            "algorithms=[\"none\"]",
-            "algorithms=['none']",
-            "algorithm:'none'",
-            "algorithm:\"none\"",
-            "ignoreexpiration:true",
-            "\"verify_exp\":false",
-            "'verify_exp':false",
-            "verify_aud\":false",
-            "verify_aud':false",
-            "parseunverified(",
-            "insecure_decode(",
-            "validateissuersigningkey=false",
-            "requiresignedtokens=false",
-            "validatelifetime=false",
-            "requireexpirationtime=false",
-            "validateissuer=false",
-            "validateaudience=false",
-            "requireaudience=false",
-            "validateactor=false",
-            "validatetokenreplay=false",
-        ],
-    ) || (full.contains("jwt.decode(")
-        && (full.contains("verify=false") || full.contains("options:{complete")))
+}
+
+/// Settings that accept any SSH host key (without spaces, lower-cased).
+const HOST_KEY_OFF: &[&str] = &[
+    "insecureignorehostkey(",
+    "autoaddpolicy(",
+    "warningpolicy(",
+    "stricthostkeychecking=no",
+    "stricthostkeychecking:no",
+    "known_hosts=/dev/null",
+    "userknownhostsfile=/dev/null",
+    "\"stricthostkeychecking\",\"no\"",
+    "hostkeyverifier(promiscuousverifier",
+    "newpromiscuousverifier(",
+    "accept_new_host_keys",
+    "verify_host_key:false",
+    "verify_host_key::never",
+    "paranoid:false",
+];
+
+/// Settings that skip a token's signature, algorithm, lifetime, issuer or audience check
+/// (without spaces, lower-cased).
+const TOKEN_VERIFY_OFF: &[&str] = &[
+    "\"verify_signature\":false",
+    "'verify_signature':false",
+    "verify_signature=false",
+    "algorithms=[\"none\"]",
+    "algorithms=['none']",
+    "algorithm:'none'",
+    "algorithm:\"none\"",
+    "ignoreexpiration:true",
+    "\"verify_exp\":false",
+    "'verify_exp':false",
+    "verify_aud\":false",
+    "verify_aud':false",
+    "parseunverified(",
+    "insecure_decode(",
+    "validateissuersigningkey=false",
+    "requiresignedtokens=false",
+    "validatelifetime=false",
+    "requireexpirationtime=false",
+    "validateissuer=false",
+    "validateaudience=false",
+    "requireaudience=false",
+    "validateactor=false",
+    "validatetokenreplay=false",
+];
+
+/// A token read without checking it: a known setting, or a decode call that never verifies.
+fn token_verify_off(full: &str, dialect: Dialect) -> bool {
+    any(full, TOKEN_VERIFY_OFF)
+        || (full.contains("jwt.decode(")
+            && (full.contains("verify=false") || full.contains("options:{complete")))
         // Node's `jsonwebtoken` and Java's `com.auth0` `decode` never check the signature.
         || matches!(dialect, Dialect::Js | Dialect::Java)
             && full.contains("jwt.decode(")
@@ -118,32 +138,25 @@ pub(super) fn verification_off(lower: &str, code: &str, dialect: Dialect) -> Opt
             && (full.contains(".parseclaimsjwt(") || full.contains(".parseunsecuredclaims("))
         // Ruby's `JWT.decode(token, key, false)`.
         || dialect == Dialect::Ruby && full.contains("jwt.decode(") && full.contains(",false")
-    {
-        return Some(Rule::TokenVerifyOff);
-    }
-    if any(
-        s,
-        &[
-            "@csrf_exempt",
-            "csrf_exempt(",
-            "@csrf.exempt",
-            "skip_before_action:verify_authenticity_token",
-            "skip_forgery_protection",
-            "protect_from_forgerywith::null_session",
-            "csrf().disable()",
-            "csrf(abstracthttpconfigurer::disable)",
-            "csrf(csrf->csrf.disable())",
-            "csrf.disable()",
-            "wtf_csrf_enabled=false",
-            "csrf_enabled=false",
-            "csrf:false",
-            "[ignoreantiforgerytoken",
-        ],
-    ) {
-        return Some(Rule::CsrfOff);
-    }
-    None
 }
+
+/// Settings that exempt requests from CSRF protection (without spaces, lower-cased).
+const CSRF_OFF: &[&str] = &[
+    "@csrf_exempt",
+    "csrf_exempt(",
+    "@csrf.exempt",
+    "skip_before_action:verify_authenticity_token",
+    "skip_forgery_protection",
+    "protect_from_forgerywith::null_session",
+    "csrf().disable()",
+    "csrf(abstracthttpconfigurer::disable)",
+    "csrf(csrf->csrf.disable())",
+    "csrf.disable()",
+    "wtf_csrf_enabled=false",
+    "csrf_enabled=false",
+    "csrf:false",
+    "[ignoreantiforgerytoken",
+];
 
 pub(super) fn permissions_widened(lower: &str, code: &str) -> bool {
     let s = without_spaces(code);
@@ -395,143 +408,159 @@ pub(super) fn weak_crypto(lower: &str, dialect: Dialect) -> bool {
         return false;
     }
     // Hashes and ciphers broken for security use.
-    let broken = any(
-        &s,
-        &[
-            "hashlib.md5(",
-            "hashlib.sha1(",
-            "hashlib.md4(",
-            "hashlib.new('md5'",
-            "hashlib.new(\"md5\"",
-            "hashlib.new('md4'",
-            "hashlib.new(\"md4\"",
-            "hashlib.new('sha1'",
-            "hashlib.new(\"sha1\"",
-            "hashlib.new('sha'",
-            "hashlib.new(\"sha\"",
-            "hashlib.sha(",
-            "crypt.method_crypt",
-            "crypt.method_md5",
-            "crypt.method_blowfish",
-            "md5.new(",
-            "sha1.new(",
-            "md4.new(",
-            "md5.sum(",
-            "sha1.sum(",
-            "md5.new()",
-            "sha1.new()",
-            "getinstance(\"md5\"",
-            "getinstance(\"md2\"",
-            "getinstance(\"md4\"",
-            "getinstance(\"sha1\"",
-            "getinstance(\"sha-1\"",
-            "getinstance(\"sha\"",
-            "getinstance(\"des",
-            "getinstance(\"desede",
-            "getinstance(\"rc2",
-            "getinstance(\"rc4",
-            "getinstance(\"blowfish",
-            "getinstance(\"aes\")",
-            "/ecb/",
-            "des.new(",
-            "des3.new(",
-            "arc4.new(",
-            "arc2.new(",
-            "blowfish.new(",
-            "des.newcipher(",
-            "des.newtripledescipher(",
-            "rc4.newcipher(",
-            "createcipher(",
-            "createhash('md5'",
-            "createhash(\"md5\"",
-            "createhash('sha1'",
-            "createhash(\"sha1\"",
-            "createhash('md4'",
-            "createcipheriv('des",
-            "createcipheriv(\"des",
-            "createcipheriv('rc4",
-            "createcipheriv(\"rc4",
-            "-ecb'",
-            "-ecb\"",
-            "pseudorandombytes(",
-            "digest::md5",
-            "digest::sha1",
-            "openssl::digest::md5",
-            "openssl::digest::sha1",
-            "openssl::cipher.new('des",
-            "openssl::cipher.new(\"des",
-            "openssl::cipher.new('rc4",
-            "md5.create()",
-            "sha1.create()",
-            "md5cryptoserviceprovider",
-            "sha1cryptoserviceprovider",
-            "sha1managed",
-            "descryptoserviceprovider",
-            "tripledescryptoserviceprovider",
-            "rc2cryptoserviceprovider",
-            "des.create(",
-            "tripledes.create(",
-            "rc2.create(",
-            "ciphermode.ecb",
-            "ciphermode.ofb",
-            "ciphermode.cfb",
-            "modes.ecb(",
-            "mode_ecb",
-            "algorithms.arc4(",
-            "algorithms.tripledes(",
-            "algorithms.blowfish(",
-            "mcrypt_",
-            "crypto.md5",
-            "crypto.sha1",
-        ],
-    );
+    let broken = any(&s, BROKEN_CIPHERS);
     // Protocol versions that are broken or deprecated.
-    let old_protocol = any(
-        &s,
-        &[
-            "tls.versiontls10",
-            "tls.versiontls11",
-            "tls.versionssl30",
-            "ssl.protocol_sslv2",
-            "ssl.protocol_sslv3",
-            "ssl.protocol_sslv23",
-            "protocol_sslv2",
-            "protocol_sslv3",
-            "ssl.sslv2_method",
-            "ssl.sslv3_method",
-            "ssl.sslv23_method",
-            "ssl.tlsv1_method",
-            "ssl.tlsv1_1_method",
-            "sslprotocols.ssl2",
-            "sslprotocols.ssl3",
-            "sslprotocols.tls11",
-            "sslprotocols.default",
+    let old_protocol = deprecated_protocol(&s, dialect);
+    // Hashing a password with a fast, broken hash.
+    let password_hash = (s.contains("md5(") || s.contains("sha1("))
+        && any(&s, &["password", "passwd", "pass)", "secret"]);
+    // `(SslProtocols)768`: a cast whose flags hold a whole weak protocol.
+    let weak_cast = s.split_once("(sslprotocols)").is_some_and(|(_, r)| {
+        let n: String = r.chars().take_while(char::is_ascii_digit).collect();
+        n.parse::<u32>()
+            .is_ok_and(|v| [12u32, 48, 192, 768].iter().any(|w| v & w == *w))
+    });
+    broken || old_protocol || weak_cast || password_hash || small_key(&s) || few_iterations(&s)
+}
 
-            "securityprotocoltype.ssl3",
-            "securityprotocoltype.tls11",
-            "dontenableschusestrongcrypto\",true",
-            "dontenablesystemdefaulttlsversions\",true",
-            "tlsv1_method",
-            "sslv3_method",
-            "sslcontext.getinstance(\"ssl",
-            "sslcontext.getinstance(\"tlsv1\")",
-            "sslcontext.getinstance(\"tlsv1.1\")",
-            "minversion:'tlsv1'",
-            "minversion:\"tlsv1\"",
-            "minversion:'tlsv1.1'",
-            "securityprotocoltype.tls)",
-            "preferserverciphersuites:false",
-            "asymmetricalgorithm.create()",
-            "asymmetricalgorithm.create(\"rsa\")",
-            "asymmetricalgorithm.create(\"system.security.cryptography.rsa\")",
-            "securityprotocoltype.tls;",
-        ],
-    ) || ends_word(&s, "sslprotocols.tls")
-        || ends_word(&s, "securityprotocoltype.tls")
-        || ends_word(&s, "ssl.protocol_tlsv1")
-        || ends_word(&s, "protocol_tlsv1")
-        || ends_word(&s, "ssl.protocol_tlsv1_1")
-        || ends_word(&s, "protocol_tlsv1_1")
+/// Hashes, ciphers and modes broken for security use (without spaces, lower-cased).
+const BROKEN_CIPHERS: &[&str] = &[
+    "hashlib.md5(",
+    "hashlib.sha1(",
+    "hashlib.md4(",
+    "hashlib.new('md5'",
+    "hashlib.new(\"md5\"",
+    "hashlib.new('md4'",
+    "hashlib.new(\"md4\"",
+    "hashlib.new('sha1'",
+    "hashlib.new(\"sha1\"",
+    "hashlib.new('sha'",
+    "hashlib.new(\"sha\"",
+    "hashlib.sha(",
+    "crypt.method_crypt",
+    "crypt.method_md5",
+    "crypt.method_blowfish",
+    "md5.new(",
+    "sha1.new(",
+    "md4.new(",
+    "md5.sum(",
+    "sha1.sum(",
+    "md5.new()",
+    "sha1.new()",
+    "getinstance(\"md5\"",
+    "getinstance(\"md2\"",
+    "getinstance(\"md4\"",
+    "getinstance(\"sha1\"",
+    "getinstance(\"sha-1\"",
+    "getinstance(\"sha\"",
+    "getinstance(\"des",
+    "getinstance(\"desede",
+    "getinstance(\"rc2",
+    "getinstance(\"rc4",
+    "getinstance(\"blowfish",
+    "getinstance(\"aes\")",
+    "/ecb/",
+    "des.new(",
+    "des3.new(",
+    "arc4.new(",
+    "arc2.new(",
+    "blowfish.new(",
+    "des.newcipher(",
+    "des.newtripledescipher(",
+    "rc4.newcipher(",
+    "createcipher(",
+    "createhash('md5'",
+    "createhash(\"md5\"",
+    "createhash('sha1'",
+    "createhash(\"sha1\"",
+    "createhash('md4'",
+    "createcipheriv('des",
+    "createcipheriv(\"des",
+    "createcipheriv('rc4",
+    "createcipheriv(\"rc4",
+    "-ecb'",
+    "-ecb\"",
+    "pseudorandombytes(",
+    "digest::md5",
+    "digest::sha1",
+    "openssl::digest::md5",
+    "openssl::digest::sha1",
+    "openssl::cipher.new('des",
+    "openssl::cipher.new(\"des",
+    "openssl::cipher.new('rc4",
+    "md5.create()",
+    "sha1.create()",
+    "md5cryptoserviceprovider",
+    "sha1cryptoserviceprovider",
+    "sha1managed",
+    "descryptoserviceprovider",
+    "tripledescryptoserviceprovider",
+    "rc2cryptoserviceprovider",
+    "des.create(",
+    "tripledes.create(",
+    "rc2.create(",
+    "ciphermode.ecb",
+    "ciphermode.ofb",
+    "ciphermode.cfb",
+    "modes.ecb(",
+    "mode_ecb",
+    "algorithms.arc4(",
+    "algorithms.tripledes(",
+    "algorithms.blowfish(",
+    "mcrypt_",
+    "crypto.md5",
+    "crypto.sha1",
+];
+
+/// Protocol versions that are broken or deprecated (without spaces, lower-cased).
+const OLD_PROTOCOLS: &[&str] = &[
+    "tls.versiontls10",
+    "tls.versiontls11",
+    "tls.versionssl30",
+    "ssl.protocol_sslv2",
+    "ssl.protocol_sslv3",
+    "ssl.protocol_sslv23",
+    "protocol_sslv2",
+    "protocol_sslv3",
+    "ssl.sslv2_method",
+    "ssl.sslv3_method",
+    "ssl.sslv23_method",
+    "ssl.tlsv1_method",
+    "ssl.tlsv1_1_method",
+    "sslprotocols.ssl2",
+    "sslprotocols.ssl3",
+    "sslprotocols.tls11",
+    "sslprotocols.default",
+    "securityprotocoltype.ssl3",
+    "securityprotocoltype.tls11",
+    "dontenableschusestrongcrypto\",true",
+    "dontenablesystemdefaulttlsversions\",true",
+    "tlsv1_method",
+    "sslv3_method",
+    "sslcontext.getinstance(\"ssl",
+    "sslcontext.getinstance(\"tlsv1\")",
+    "sslcontext.getinstance(\"tlsv1.1\")",
+    "minversion:'tlsv1'",
+    "minversion:\"tlsv1\"",
+    "minversion:'tlsv1.1'",
+    "securityprotocoltype.tls)",
+    "preferserverciphersuites:false",
+    "asymmetricalgorithm.create()",
+    "asymmetricalgorithm.create(\"rsa\")",
+    "asymmetricalgorithm.create(\"system.security.cryptography.rsa\")",
+    "securityprotocoltype.tls;",
+];
+
+/// A broken or deprecated protocol version: a named one, a bare `Tls`/`TLSv1` constant, an
+/// unpinned `ssl.wrap_socket()`, strong crypto switched off, or a weak Go cipher suite.
+fn deprecated_protocol(s: &str, dialect: Dialect) -> bool {
+    any(s, OLD_PROTOCOLS)
+        || ends_word(s, "sslprotocols.tls")
+        || ends_word(s, "securityprotocoltype.tls")
+        || ends_word(s, "ssl.protocol_tlsv1")
+        || ends_word(s, "protocol_tlsv1")
+        || ends_word(s, "ssl.protocol_tlsv1_1")
+        || ends_word(s, "protocol_tlsv1_1")
         // The deprecated `ssl.wrap_socket()` picks an insecure protocol unless told.
         || (s.starts_with("ssl.wrap_socket(") || s.starts_with("wrap_socket("))
             && !s.contains("ssl_version")
@@ -543,17 +572,7 @@ pub(super) fn weak_crypto(lower: &str, dialect: Dialect) -> bool {
                 || s.contains("tls_ecdhe_rsa_with_3des")
                 || s.contains("tls_rsa_with_aes_128_cbc_sha256")
                 || s.contains("tls.tls_rsa_with_aes_128_gcm_sha256")
-                || s.contains("tls.tls_rsa_with_aes_256_gcm_sha384"));
-    // Hashing a password with a fast, broken hash.
-    let password_hash = (s.contains("md5(") || s.contains("sha1("))
-        && any(&s, &["password", "passwd", "pass)", "secret"]);
-    // `(SslProtocols)768`: a cast whose flags hold a whole weak protocol.
-    let weak_cast = s.split_once("(sslprotocols)").is_some_and(|(_, r)| {
-        let n: String = r.chars().take_while(char::is_ascii_digit).collect();
-        n.parse::<u32>()
-            .is_ok_and(|v| [12u32, 48, 192, 768].iter().any(|w| v & w == *w))
-    });
-    broken || old_protocol || weak_cast || password_hash || small_key(&s) || few_iterations(&s)
+                || s.contains("tls.tls_rsa_with_aes_256_gcm_sha384"))
 }
 
 /// Whether the lines around `i` (a few before, several after) mention `needle`
@@ -844,6 +863,7 @@ pub(super) fn markup_unescaped(raw: &str, code: &str) -> bool {
         || code.contains("document.write(") && (interpolated(raw) || !code.contains("write(\""))
 }
 
+/// Input deserialized in a way that can build arbitrary types or run code.
 pub(super) fn unsafe_deserialize(
     code: &str,
     dialect: Dialect,
@@ -904,37 +924,7 @@ pub(super) fn unsafe_deserialize(
                 "kryo.readclassandobject",
             ],
         ),
-        Dialect::CSharp => {
-            // Formatters that build any type: risky where they deserialize without a binder.
-            let formatter = any(
-                code,
-                &[
-                    "new binaryformatter(",
-                    "new soapformatter(",
-                    "new netdatacontractserializer(",
-                    "new losformatter(",
-                    "new objectstateformatter(",
-                ],
-            );
-            let type_names = any(
-                code,
-                &[
-                    "typenamehandling.all",
-                    "typenamehandling.auto",
-                    "typenamehandling.objects",
-                    "typenamehandling.arrays",
-                    "new simpletyperesolver(",
-                    "new javascriptserializer(new simpletyperesolver",
-                ],
-            );
-            let binder = new.iter().any(|l| {
-                let lt = l.text.to_ascii_lowercase();
-                lt.contains("binder =") || lt.contains("serializationbinder =")
-            });
-            formatter && window_has(new, i, "deserialize") && !binder
-                || type_names && !binder
-                || code.contains(".unsafedeserialize(")
-        }
+        Dialect::CSharp => csharp_deserialize(code, new, i),
         Dialect::Php => {
             code.contains("unserialize(")
                 && !new[i].text.to_ascii_lowercase().contains("allowed_classes")
@@ -953,6 +943,40 @@ pub(super) fn unsafe_deserialize(
         Dialect::Go => code.contains("gob.newdecoder(") && code.contains("r.body"),
         _ => false,
     }
+}
+
+/// C#: a formatter that builds any type deserializing with no binder to limit the types,
+/// type names read from the input, or an explicitly unsafe deserialize.
+fn csharp_deserialize(code: &str, new: &[SideLine<'_>], i: usize) -> bool {
+    // Formatters that build any type: risky where they deserialize without a binder.
+    let formatter = any(
+        code,
+        &[
+            "new binaryformatter(",
+            "new soapformatter(",
+            "new netdatacontractserializer(",
+            "new losformatter(",
+            "new objectstateformatter(",
+        ],
+    );
+    let type_names = any(
+        code,
+        &[
+            "typenamehandling.all",
+            "typenamehandling.auto",
+            "typenamehandling.objects",
+            "typenamehandling.arrays",
+            "new simpletyperesolver(",
+            "new javascriptserializer(new simpletyperesolver",
+        ],
+    );
+    let binder = new.iter().any(|l| {
+        let lt = l.text.to_ascii_lowercase();
+        lt.contains("binder =") || lt.contains("serializationbinder =")
+    });
+    formatter && window_has(new, i, "deserialize") && !binder
+        || type_names && !binder
+        || code.contains(".unsafedeserialize(")
 }
 
 /// An error caught and ignored: an empty `catch`/`except`/`rescue` body, or one that only
@@ -988,17 +1012,21 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dia
             )
         }
         Dialect::Js | Dialect::Java | Dialect::CSharp | Dialect::Php => {
-            if squeezed.contains(".catch(()=>{})")
-                || squeezed.contains(".catch(function(){})")
-                || squeezed.contains(".catch(()=>null)")
-                || squeezed.contains(".catch(()=>undefined)")
-                || squeezed.contains(".catch(noop)")
-                || squeezed.contains(".catch(_=>{})")
-                || squeezed.contains(".catch((e)=>{})")
-                || squeezed.contains(".catch(e=>{})")
-                || squeezed.contains(".catch((err)=>{})")
-                || squeezed.contains(".catch(err=>{})")
-            {
+            if any(
+                &squeezed,
+                &[
+                    ".catch(()=>{})",
+                    ".catch(function(){})",
+                    ".catch(()=>null)",
+                    ".catch(()=>undefined)",
+                    ".catch(noop)",
+                    ".catch(_=>{})",
+                    ".catch((e)=>{})",
+                    ".catch(e=>{})",
+                    ".catch((err)=>{})",
+                    ".catch(err=>{})",
+                ],
+            ) {
                 return true;
             }
             let Some(at) = squeezed.find("catch") else {
@@ -1198,141 +1226,169 @@ pub(super) fn go_unchecked_call(t: &str) -> bool {
 /// A file, response or connection opened on a line of its own, with no close in sight.
 pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dialect) -> bool {
     let squeezed = without_spaces(code);
-    let window = || {
-        new[i..new.len().min(i + 25)]
-            .iter()
-            .map(|l| l.text.to_ascii_lowercase())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     match dialect {
-        Dialect::Python => {
-            // `x = <opener>(…)` outside `with`, never closed nearby.
-            const OPENERS: &[&str] = &[
-                "open(",
-                ".open(",
-                "tempfile.temporaryfile(",
-                "tempfile.namedtemporaryfile(",
-                "tempfile.spooledtemporaryfile(",
-                "namedtemporaryfile(",
-                "temporaryfile(",
-                "tempfile.temporarydirectory(",
-                "lzma.lzmafile(",
-                "bz2.bz2file(",
-                "gzip.gzipfile(",
-                "io.open_code(",
-                "tarfile.tarfile(",
-                "zipfile.zipfile(",
-                "fileinput.input(",
-                "fileinput.fileinput(",
-                ".taropen(",
-                "socket.socket(",
-                "sqlite3.connect(",
-                "urlopen(",
-                "subprocess.popen(",
-                "popen(",
-            ];
-            let assigned = assigned_names(&squeezed.replace('=', " = "));
-            let rhs = squeezed.split_once('=').map_or("", |(_, r)| r);
-            let opens = !squeezed.starts_with("with")
-                && !squeezed.starts_with("return")
-                && !squeezed.starts_with("async with")
-                && assigned.len() == 1
-                && OPENERS.iter().any(|o| {
-                    rhs.starts_with(o) || {
-                        // `pathlib.Path("x").open()`, `tarfile.TarFile("x").open()`.
-                        let head = rhs.split('(').next().unwrap_or("");
-                        (o.starts_with('.') && rhs.contains(o) && !head.contains('['))
-                            || head.ends_with(o.trim_end_matches('('))
-                    }
-                })
-                && !rhs.contains(").read")
-                && !rhs.contains(").write")
-                && !rhs.contains("os.open(");
-            let closed = || {
-                let w = window();
-                let name = &assigned[0];
-                w.contains(&format!("{name}.close()"))
-                    || w.contains(&format!("with {name}"))
-                    || w.contains(&format!("closing({name})"))
-                    || w.contains(&format!("return {name}"))
-                    || w.contains(&format!("yield {name}"))
-                    || w.contains(&format!("self.{name}"))
-            };
-            let spawns = |t: &str| {
-                t.starts_with("asyncio.create_task(")
-                    || t.starts_with("asyncio.ensure_future(")
-                    || t.starts_with("loop.create_task(")
-                    || t.starts_with("asyncio.get_event_loop().create_task(")
-            };
-            // A task kept in a local that nothing reads again can be collected mid-flight.
-            let unused_local = assigned.len() == 1
-                && (spawns(rhs) || rhs.contains(".create_task("))
-                && !rhs.starts_with("lambda")
-                && !squeezed.contains('[')
-                && !squeezed.split('=').next().unwrap_or("").contains('.')
-                && !new[i + 1..new.len().min(i + 30)]
-                    .iter()
-                    .any(|l| uses_word(&l.text.to_ascii_lowercase(), &assigned[0]))
-                && !new[..i].iter().any(|l| {
-                    let lt = l.text.trim().to_ascii_lowercase();
-                    lt.starts_with("global ") || lt.starts_with("nonlocal ")
-                });
-            let dangling_task = spawns(&squeezed) || unused_local;
-            opens && !closed() || dangling_task
-        }
+        Dialect::Python => python_unclosed(new, i, &squeezed),
         Dialect::Go => {
-            let opened = [
-                "os.open(",
-                "os.create(",
-                "os.openfile(",
-                "http.get(",
-                "http.post(",
-                ".do(req)",
-                "client.do(",
-                "net.dial(",
-            ]
-            .iter()
-            .any(|c| squeezed.contains(c))
-                && squeezed.contains(":=");
-            opened && !window().contains(".close()")
+            let opened = any(
+                &squeezed,
+                &[
+                    "os.open(",
+                    "os.create(",
+                    "os.openfile(",
+                    "http.get(",
+                    "http.post(",
+                    ".do(req)",
+                    "client.do(",
+                    "net.dial(",
+                ],
+            ) && squeezed.contains(":=");
+            opened && !close_window(new, i).contains(".close()")
         }
-        Dialect::Java => {
-            [
-                "=newfileinputstream(",
-                "=newfileoutputstream(",
-                "=newfilereader(",
-                "=newbufferedreader(",
-                "=newfilewriter(",
-                ".getconnection(",
-                "=newsocket(",
-                "=newscanner(newfile",
-            ]
-            .iter()
-            .any(|c| squeezed.contains(c))
-                && !squeezed.starts_with("try(")
-                && !window().contains(".close()")
-        }
-        Dialect::CSharp => {
-            [
-                "=newstreamreader(",
-                "=newstreamwriter(",
-                "=newfilestream(",
-                "=file.open(",
-                "=newsqlconnection(",
-            ]
-            .iter()
-            .any(|c| squeezed.contains(c))
-                && !squeezed.starts_with("using")
-                && !window().contains(".close()")
-                && !window().contains("dispose()")
-        }
+        Dialect::Java => opened_unscoped(new, i, &squeezed, JAVA_OPENERS, "try(", &[".close()"]),
+        Dialect::CSharp => opened_unscoped(
+            new,
+            i,
+            &squeezed,
+            CSHARP_OPENERS,
+            "using",
+            &[".close()", "dispose()"],
+        ),
         Dialect::Js => {
             (squeezed.contains("=fs.opensync(") || squeezed.contains("=awaitfs.open("))
-                && !window().contains("close")
+                && !close_window(new, i).contains("close")
         }
         _ => false,
     }
+}
+
+/// A resource opened by one of `openers` outside the block that would close it (`scoped`:
+/// Java's `try (…)`, C#'s `using`), with none of `closes` in sight.
+fn opened_unscoped(
+    new: &[SideLine<'_>],
+    i: usize,
+    squeezed: &str,
+    openers: &[&str],
+    scoped: &str,
+    closes: &[&str],
+) -> bool {
+    any(squeezed, openers)
+        && !squeezed.starts_with(scoped)
+        && !closes.iter().any(|c| close_window(new, i).contains(c))
+}
+
+/// Java streams, readers, writers, sockets and connections (without spaces, lower-cased).
+const JAVA_OPENERS: &[&str] = &[
+    "=newfileinputstream(",
+    "=newfileoutputstream(",
+    "=newfilereader(",
+    "=newbufferedreader(",
+    "=newfilewriter(",
+    ".getconnection(",
+    "=newsocket(",
+    "=newscanner(newfile",
+];
+
+/// C# streams, files and connections (without spaces, lower-cased).
+const CSHARP_OPENERS: &[&str] = &[
+    "=newstreamreader(",
+    "=newstreamwriter(",
+    "=newfilestream(",
+    "=file.open(",
+    "=newsqlconnection(",
+];
+
+/// The lines from `i` on where a resource opened at `i` would be closed, lower-cased.
+fn close_window(new: &[SideLine<'_>], i: usize) -> String {
+    lowered(&new[i..new.len().min(i + 25)], "\n")
+}
+
+/// Python calls that open a file, socket, connection or process to be closed.
+const PYTHON_OPENERS: &[&str] = &[
+    "open(",
+    ".open(",
+    "tempfile.temporaryfile(",
+    "tempfile.namedtemporaryfile(",
+    "tempfile.spooledtemporaryfile(",
+    "namedtemporaryfile(",
+    "temporaryfile(",
+    "tempfile.temporarydirectory(",
+    "lzma.lzmafile(",
+    "bz2.bz2file(",
+    "gzip.gzipfile(",
+    "io.open_code(",
+    "tarfile.tarfile(",
+    "zipfile.zipfile(",
+    "fileinput.input(",
+    "fileinput.fileinput(",
+    ".taropen(",
+    "socket.socket(",
+    "sqlite3.connect(",
+    "urlopen(",
+    "subprocess.popen(",
+    "popen(",
+];
+
+/// Python: `x = <opener>(…)` outside `with`, never closed nearby; or an asyncio task that
+/// nothing keeps.
+fn python_unclosed(new: &[SideLine<'_>], i: usize, squeezed: &str) -> bool {
+    let assigned = assigned_names(&squeezed.replace('=', " = "));
+    let rhs = squeezed.split_once('=').map_or("", |(_, r)| r);
+    let opens = !squeezed.starts_with("with")
+        && !squeezed.starts_with("return")
+        && !squeezed.starts_with("async with")
+        && assigned.len() == 1
+        && PYTHON_OPENERS.iter().any(|o| {
+            rhs.starts_with(o) || {
+                // `pathlib.Path("x").open()`, `tarfile.TarFile("x").open()`.
+                let head = rhs.split('(').next().unwrap_or("");
+                (o.starts_with('.') && rhs.contains(o) && !head.contains('['))
+                    || head.ends_with(o.trim_end_matches('('))
+            }
+        })
+        && !rhs.contains(").read")
+        && !rhs.contains(").write")
+        && !rhs.contains("os.open(");
+    let closed = || {
+        let w = close_window(new, i);
+        let name = &assigned[0];
+        w.contains(&format!("{name}.close()"))
+            || w.contains(&format!("with {name}"))
+            || w.contains(&format!("closing({name})"))
+            || w.contains(&format!("return {name}"))
+            || w.contains(&format!("yield {name}"))
+            || w.contains(&format!("self.{name}"))
+    };
+    opens && !closed() || python_task_dangling(new, i, squeezed, &assigned, rhs)
+}
+
+/// An asyncio task spawned and dropped, or kept in a local that nothing reads again: the
+/// event loop holds tasks weakly, so it can be collected mid-flight.
+fn python_task_dangling(
+    new: &[SideLine<'_>],
+    i: usize,
+    squeezed: &str,
+    assigned: &[String],
+    rhs: &str,
+) -> bool {
+    let spawns = |t: &str| {
+        t.starts_with("asyncio.create_task(")
+            || t.starts_with("asyncio.ensure_future(")
+            || t.starts_with("loop.create_task(")
+            || t.starts_with("asyncio.get_event_loop().create_task(")
+    };
+    let unused_local = assigned.len() == 1
+        && (spawns(rhs) || rhs.contains(".create_task("))
+        && !rhs.starts_with("lambda")
+        && !squeezed.contains('[')
+        && !squeezed.split('=').next().unwrap_or("").contains('.')
+        && !new[i + 1..new.len().min(i + 30)]
+            .iter()
+            .any(|l| uses_word(&l.text.to_ascii_lowercase(), &assigned[0]))
+        && !new[..i].iter().any(|l| {
+            let lt = l.text.trim().to_ascii_lowercase();
+            lt.starts_with("global ") || lt.starts_with("nonlocal ")
+        });
+    spawns(squeezed) || unused_local
 }
 
 pub(super) fn lock_without_unlock(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
@@ -1358,11 +1414,7 @@ pub(super) fn lock_without_unlock(new: &[SideLine<'_>], i: usize, code: &str) ->
     {
         return false;
     }
-    let window: String = new[i + 1..new.len().min(i + 40)]
-        .iter()
-        .map(|l| l.text.to_ascii_lowercase())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let window = lowered(&new[i + 1..new.len().min(i + 40)], "\n");
     !window.contains("unlock") && !window.contains("release") && !window.contains("runlock")
 }
 
@@ -1370,18 +1422,18 @@ pub(super) fn timeout_missing(code: &str, dialect: Dialect) -> bool {
     let squeezed = without_spaces(code);
     match dialect {
         Dialect::Python => {
-            [
-                "requests.get(",
-                "requests.post(",
-                "requests.put(",
-                "requests.delete(",
-                "requests.patch(",
-                "requests.head(",
-                "requests.request(",
-            ]
-            .iter()
-            .any(|c| squeezed.contains(c))
-                && !squeezed.contains("timeout")
+            any(
+                &squeezed,
+                &[
+                    "requests.get(",
+                    "requests.post(",
+                    "requests.put(",
+                    "requests.delete(",
+                    "requests.patch(",
+                    "requests.head(",
+                    "requests.request(",
+                ],
+            ) && !squeezed.contains("timeout")
                 && squeezed.ends_with(')')
                 || squeezed.contains("timeout=none")
         }

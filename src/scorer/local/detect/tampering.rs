@@ -9,57 +9,125 @@ pub(super) fn test_file(
     ctx: &Context,
     push: &mut impl FnMut(Rule, u32, &str),
 ) {
-    let all: Vec<&Line<'_>> = file.hunks.iter().flat_map(|h| &h.lines).collect();
-    let removed: Vec<&Line<'_>> = all
-        .iter()
-        .copied()
-        .filter(|l| l.kind == LineKind::Removed)
-        .collect();
-    let added: Vec<&Line<'_>> = all
-        .iter()
-        .copied()
-        .filter(|l| l.kind == LineKind::Added)
-        .collect();
     let removed_decl = edited_decls(file, false);
     let added_decl = edited_decls(file, true);
-    let removed_names: BTreeSet<&str> = removed_decl.iter().map(|(_, n)| n.as_str()).collect();
-    let added_names: BTreeSet<&str> = added_decl.iter().map(|(_, n)| n.as_str()).collect();
-    // A removed test's body: the lines removed with its declaration, up to the next one.
-    let body = |k: usize| -> &[&Line<'_>] {
-        let (at, _) = &removed_decl[k];
-        let end = removed_decl.get(k + 1).map_or(removed.len(), |(n, _)| *n);
-        let run = removed[*at..end]
+    let tests = TestFileChange::new(file, ctx, &removed_decl, &added_decl);
+    if file.deleted {
+        tests.file_deleted(push);
+        return;
+    }
+    tests.tests_lost(push);
+    for hunk in &file.hunks {
+        commented_out_tests(file, hunk, push);
+        added_markers(hunk, &tests.removed_names, push);
+    }
+    // Assertions inside removed tests are the test's business (deleted, moved or explained).
+    let in_removed_tests: BTreeSet<usize> = (0..removed_decl.len())
+        .flat_map(|k| {
+            tests
+                .removed_test(k)
+                .iter()
+                .map(|l| l.text.as_ptr() as usize)
+        })
+        .collect();
+    assertions(file, ctx, &in_removed_tests, &tests.added, push);
+}
+
+/// A test file's change read as tests: its removed and added lines and the tests declared on
+/// each side, so the rules can ask which removed tests are really gone.
+struct TestFileChange<'a> {
+    file: &'a FileDiff<'a>,
+    ctx: &'a Context,
+    removed: Vec<&'a Line<'a>>,
+    added: Vec<&'a Line<'a>>,
+    /// Removed test declarations: where each sits in `removed`, and its name.
+    removed_decl: &'a [(usize, String)],
+    removed_names: BTreeSet<&'a str>,
+    added_names: BTreeSet<&'a str>,
+}
+
+impl<'a> TestFileChange<'a> {
+    fn new(
+        file: &'a FileDiff<'a>,
+        ctx: &'a Context,
+        removed_decl: &'a [(usize, String)],
+        added_decl: &'a [(usize, String)],
+    ) -> Self {
+        let all: Vec<&Line<'_>> = file.hunks.iter().flat_map(|h| &h.lines).collect();
+        let removed: Vec<&Line<'_>> = all
             .iter()
-            .take_while(|l| l.new_line == removed[*at].new_line)
+            .copied()
+            .filter(|l| l.kind == LineKind::Removed)
+            .collect();
+        let added: Vec<&Line<'_>> = all
+            .iter()
+            .copied()
+            .filter(|l| l.kind == LineKind::Added)
+            .collect();
+        TestFileChange {
+            file,
+            ctx,
+            removed,
+            added,
+            removed_decl,
+            removed_names: removed_decl.iter().map(|(_, n)| n.as_str()).collect(),
+            added_names: added_decl.iter().map(|(_, n)| n.as_str()).collect(),
+        }
+    }
+
+    /// The removed lines from removed test `k`'s declaration up to the next one.
+    fn removed_test(&self, k: usize) -> &[&'a Line<'a>] {
+        let (at, _) = &self.removed_decl[k];
+        let end = self
+            .removed_decl
+            .get(k + 1)
+            .map_or(self.removed.len(), |(n, _)| *n);
+        &self.removed[*at..end]
+    }
+
+    /// A removed test's body: the lines removed with its declaration, up to the next one.
+    fn body(&self, k: usize) -> &[&'a Line<'a>] {
+        let at = self.removed_decl[k].0;
+        let run = self
+            .removed_test(k)
+            .iter()
+            .take_while(|l| l.new_line == self.removed[at].new_line)
             .count();
-        &removed[*at + 1..*at + run.max(1)]
-    };
-    let code_body = |k: usize| -> Vec<&&Line<'_>> {
-        body(k)
+        &self.removed[at + 1..at + run.max(1)]
+    }
+
+    /// Whether removed test `k` is gone for good: its body really removed (not merged or
+    /// moved), not declared again, and not explained by the rest of the turn.
+    fn gone(&self, k: usize) -> bool {
+        let name = self.removed_decl[k].1.as_str();
+        let code: Vec<&Line<'_>> = self
+            .body(k)
             .iter()
-            .filter(|l| l.text.trim().len() > 3 && !file.is_comment(l.text))
-            .collect()
-    };
-    let gone = |k: usize| {
-        let name = removed_decl[k].1.as_str();
-        let code = code_body(k);
+            .copied()
+            .filter(|l| l.text.trim().len() > 3 && !self.file.is_comment(l.text))
+            .collect();
         let changed = code.iter().filter(|l| l.changed).count();
         // Only the header went (the body stays, merged into another test), or the body
         // mostly reappears elsewhere in the turn (moved).
         let merged_or_moved = code.is_empty() || changed * 2 < code.len();
-        let texts: Vec<&str> = body(k).iter().map(|l| l.text).collect();
+        let texts: Vec<&str> = self.body(k).iter().map(|l| l.text).collect();
         !merged_or_moved
-            && !added_names.contains(name)
-            && !ctx.test_moved(name)
-            && !ctx.test_explained(name)
-            && !ctx.test_uses_removed_code(name, &texts)
-    };
-    if file.deleted {
+            && !self.added_names.contains(name)
+            && !self.ctx.test_moved(name)
+            && !self.ctx.test_explained(name)
+            && !self.ctx.test_uses_removed_code(name, &texts)
+    }
+
+    /// A deleted test file that took tests (or a real amount of cases) with it.
+    fn file_deleted(&self, push: &mut impl FnMut(Rule, u32, &str)) {
+        let (file, ctx, removed) = (self.file, self.ctx, &self.removed);
         let asserts = removed
             .iter()
             .filter(|l| l.changed && is_assertion(&l.text.to_ascii_lowercase()))
             .count();
-        let lost = (0..removed_decl.len()).filter(|k| gone(*k)).count();
+        let lost = (0..self.removed_decl.len())
+            .filter(|k| self.gone(*k))
+            .count();
         let moved = ctx.names.created_tests.contains(&file_stem(&file.path))
             || removed.iter().filter(|l| l.changed).count() * 2 < removed.len();
         // A file of cases (data-driven tests, fixtures a runner collects) counts when it held
@@ -86,122 +154,132 @@ pub(super) fn test_file(
         if !moved
             && !ctx.code_deleted
             && !ctx.test_created
-            && (lost > 0 || removed_decl.is_empty() && (asserts >= 2 || content >= 5))
+            && (lost > 0 || self.removed_decl.is_empty() && (asserts >= 2 || content >= 5))
         {
             push(Rule::TestFileDeleted, 1, &file.path);
         }
-        return;
     }
-    // Tests that disappear for good: neither declared again (here or elsewhere in the turn)
-    // nor explained by code the turn removed, and more than the tests the change adds.
-    let lost: Vec<&(usize, String)> = (0..removed_decl.len())
-        .filter(|k| gone(*k))
-        .map(|k| &removed_decl[k])
-        .collect();
-    let new_tests = added_names
-        .iter()
-        .filter(|n| !removed_names.contains(*n))
-        .count();
-    if lost.len() > new_tests.max(ctx.new_tests)
-        && let Some((i, _)) = lost.first()
-    {
-        let l = removed[*i];
-        push(Rule::TestDeleted, l.new_line, l.text);
-    }
-    for hunk in &file.hunks {
-        let new = side(hunk, true);
-        // A hunk that also removes a skip marker changes a skip's condition or form; it
-        // counts when the new marker only adds to the old one (`@DisabledOnOs(MAC)` becomes
-        // `@DisabledOnOs({ MAC, WINDOWS })`).
-        let removed_markers: Vec<BTreeSet<String>> = hunk
-            .lines
-            .iter()
-            .filter(|r| {
-                r.kind == LineKind::Removed
-                    && skip_marker(r.text, &r.text.trim().to_ascii_lowercase())
-                        == Some(Rule::TestSkipped)
-            })
-            .map(|r| words_of(r.text))
+
+    /// Tests that disappear for good: neither declared again (here or elsewhere in the turn)
+    /// nor explained by code the turn removed, and more than the tests the change adds.
+    fn tests_lost(&self, push: &mut impl FnMut(Rule, u32, &str)) {
+        let lost: Vec<&(usize, String)> = (0..self.removed_decl.len())
+            .filter(|k| self.gone(*k))
+            .map(|k| &self.removed_decl[k])
             .collect();
-        let removes_marker = !removed_markers.is_empty();
-        // Test annotations or declarations commented out.
-        let commented: BTreeSet<String> = hunk
-            .lines
+        let new_tests = self
+            .added_names
             .iter()
-            .filter(|a| a.kind == LineKind::Added && file.is_comment(a.text))
-            .map(|a| uncomment(a.text))
-            .collect();
-        for r in hunk
-            .lines
-            .iter()
-            .filter(|r| r.kind == LineKind::Removed && r.changed)
+            .filter(|n| !self.removed_names.contains(*n))
+            .count();
+        if lost.len() > new_tests.max(self.ctx.new_tests)
+            && let Some((i, _)) = lost.first()
         {
-            let t = r.text.trim();
-            let annotation = is_test_annotation(t)
-                || t.starts_with('@')
-                    && t[1..]
-                        .split(['(', ' '])
-                        .next()
-                        .unwrap_or("")
-                        .ends_with("Test");
-            if (annotation || test_decl(t).is_some()) && commented.contains(&hunks_normalize(t)) {
-                push(Rule::TestSkipped, r.new_line, r.text);
-            }
-        }
-        for (i, l) in new.iter().enumerate() {
-            if !l.changed {
-                continue;
-            }
-            let raw = l.text.trim();
-            let lower = raw.to_ascii_lowercase();
-            if let Some(rule) = skip_marker(raw, &lower) {
-                let added_words = words_of(raw);
-                let broadened = removed_markers
-                    .iter()
-                    .any(|old| old.is_subset(&added_words) && added_words.len() > old.len());
-                let replaced = rule == Rule::TestSkipped && removes_marker && !broadened;
-                if !replaced && !in_new_test(&new, i, &removed_names) {
-                    push(rule, l.line, raw);
-                }
-            }
-            let squeezed = without_spaces(&lower);
-            if any(
-                &squeezed,
-                &[
-                    "exceptassertionerror",
-                    "catch(assertionerror",
-                    "catch(assertionfailederror",
-                    "catch(junit.framework.assertionfailederror",
-                    "rescueminitest::assertion",
-                    "rescuerspec::expectations",
-                    "catch(expectationfailed",
-                    "catch(xunitexception",
-                    "catch(assertexception",
-                    "catch(assertfailedexception",
-                    "catch(expectationfailedexception",
-                ],
-            ) {
-                push(Rule::AssertionCaught, l.line, raw);
-            }
-            // An assertion that used to run always now runs under a new condition.
-            if is_guard_line(&lower)
-                && following_lines(&new, i, 2)
-                    .iter()
-                    .any(|n| n.edited && !n.changed && is_assertion(&n.text.to_ascii_lowercase()))
-            {
-                push(Rule::AssertionLoosened, l.line, raw);
-            }
+            let l = self.removed[*i];
+            push(Rule::TestDeleted, l.new_line, l.text);
         }
     }
-    // Assertions inside removed tests are the test's business (deleted, moved or explained).
-    let in_removed_tests: BTreeSet<usize> = (0..removed_decl.len())
-        .flat_map(|k| {
-            let (at, _) = &removed_decl[k];
-            let end = removed_decl.get(k + 1).map_or(removed.len(), |(n, _)| *n);
-            removed[*at..end].iter().map(|l| l.text.as_ptr() as usize)
-        })
+}
+
+/// Test annotations or declarations commented out in one hunk: the removed line comes back
+/// as a comment.
+fn commented_out_tests(
+    file: &FileDiff<'_>,
+    hunk: &Hunk<'_>,
+    push: &mut impl FnMut(Rule, u32, &str),
+) {
+    let commented: BTreeSet<String> = hunk
+        .lines
+        .iter()
+        .filter(|a| a.kind == LineKind::Added && file.is_comment(a.text))
+        .map(|a| uncomment(a.text))
         .collect();
-    assertions(file, ctx, &in_removed_tests, &added, push);
+    for r in hunk
+        .lines
+        .iter()
+        .filter(|r| r.kind == LineKind::Removed && r.changed)
+    {
+        let t = r.text.trim();
+        let annotation = is_test_annotation(t)
+            || t.starts_with('@')
+                && t[1..]
+                    .split(['(', ' '])
+                    .next()
+                    .unwrap_or("")
+                    .ends_with("Test");
+        if (annotation || test_decl(t).is_some()) && commented.contains(&hunks_normalize(t)) {
+            push(Rule::TestSkipped, r.new_line, r.text);
+        }
+    }
+}
+
+/// Handlers that catch a failed assertion (without spaces, lower-cased), so the test passes
+/// whatever the assertion says.
+const ASSERTION_CATCHES: &[&str] = &[
+    "exceptassertionerror",
+    "catch(assertionerror",
+    "catch(assertionfailederror",
+    "catch(junit.framework.assertionfailederror",
+    "rescueminitest::assertion",
+    "rescuerspec::expectations",
+    "catch(expectationfailed",
+    "catch(xunitexception",
+    "catch(assertexception",
+    "catch(assertfailedexception",
+    "catch(expectationfailedexception",
+];
+
+/// What the added lines of one hunk do to tests: skip or focus markers (outside tests the
+/// change newly declares), caught assertions, and assertions put under a new condition.
+fn added_markers(
+    hunk: &Hunk<'_>,
+    removed_names: &BTreeSet<&str>,
+    push: &mut impl FnMut(Rule, u32, &str),
+) {
+    let new = side(hunk, true);
+    // A hunk that also removes a skip marker changes a skip's condition or form; it
+    // counts when the new marker only adds to the old one (`@DisabledOnOs(MAC)` becomes
+    // `@DisabledOnOs({ MAC, WINDOWS })`).
+    let removed_markers: Vec<BTreeSet<String>> = hunk
+        .lines
+        .iter()
+        .filter(|r| {
+            r.kind == LineKind::Removed
+                && skip_marker(r.text, &r.text.trim().to_ascii_lowercase())
+                    == Some(Rule::TestSkipped)
+        })
+        .map(|r| words_of(r.text))
+        .collect();
+    let removes_marker = !removed_markers.is_empty();
+    for (i, l) in new.iter().enumerate() {
+        if !l.changed {
+            continue;
+        }
+        let raw = l.text.trim();
+        let lower = raw.to_ascii_lowercase();
+        if let Some(rule) = skip_marker(raw, &lower) {
+            let added_words = words_of(raw);
+            let broadened = removed_markers
+                .iter()
+                .any(|old| old.is_subset(&added_words) && added_words.len() > old.len());
+            let replaced = rule == Rule::TestSkipped && removes_marker && !broadened;
+            if !replaced && !in_new_test(&new, i, removed_names) {
+                push(rule, l.line, raw);
+            }
+        }
+        let squeezed = without_spaces(&lower);
+        if any(&squeezed, ASSERTION_CATCHES) {
+            push(Rule::AssertionCaught, l.line, raw);
+        }
+        // An assertion that used to run always now runs under a new condition.
+        if is_guard_line(&lower)
+            && following_lines(&new, i, 2)
+                .iter()
+                .any(|n| n.edited && !n.changed && is_assertion(&n.text.to_ascii_lowercase()))
+        {
+            push(Rule::AssertionLoosened, l.line, raw);
+        }
+    }
 }
 
 /// Removed, commented-out, loosened and rewritten assertions of one test file.
@@ -973,7 +1051,6 @@ const SKIP_MARKER_FOCUS: &[&str] = &[
 
 /// A skip, ignore, xfail or focus marker on an added test line.
 pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
-    let _ = raw;
     let mut code = code_only(lower);
     // A trailing comment (`# isort:skip`, `// skip on CI`) is not code.
     if let Some(at) = [" #", "\t#", " //", "\t//"]
@@ -985,7 +1062,31 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
     }
     let l = code.trim_start();
     let squeezed = without_spaces(l);
-    if SKIP_MARKER_FOCUS
+    if focus_marker(l, &squeezed) {
+        return Some(Rule::TestFocused);
+    }
+    if declaration_or_import(l) {
+        return None;
+    }
+    // Annotations and decorators: `@pytest.mark.skipif(…)`, `@Disabled`, `@Ignore`,
+    // `@unittest.expectedFailure`, `@Test(enabled = false)`, `@Test @Ignore`.
+    if l.starts_with('@') {
+        return skip_annotation(l, &squeezed).then_some(Rule::TestSkipped);
+    }
+    // Options of a test call: `test('x', { skip: … }, …)`, `it('x', { skip: true })`.
+    let skip_option = test_decl(raw.trim()).is_some()
+        && (squeezed.contains("{skip:") || squeezed.contains(",skip:"));
+    let skipped = skip_option
+        || skip_attribute(&squeezed)
+        || any(&squeezed, SKIP_MARKER_SET)
+        || skip_statement(l)
+        || skip_call(&code);
+    skipped.then_some(Rule::TestSkipped)
+}
+
+/// A focus marker (`it.only(`, `fit "…"`, `focus: true`): every other test stops running.
+fn focus_marker(l: &str, squeezed: &str) -> bool {
+    SKIP_MARKER_FOCUS
         .iter()
         .any(|f| l.starts_with(f) || l.contains(&format!(" {f}")) || l.contains(&format!("({f}")))
         || squeezed.contains("focus:true")
@@ -995,52 +1096,48 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
         || l.starts_with("fcontext ")
         || l.starts_with("fspecify ")
         || l.starts_with("fexample ")
-    {
-        return Some(Rule::TestFocused);
-    }
-    if l.starts_with("def ")
+}
+
+/// A function declaration or an import: a `skip` in its name or path is no marker.
+fn declaration_or_import(l: &str) -> bool {
+    l.starts_with("def ")
         || l.starts_with("func ")
         || l.starts_with("fn ")
         || l.starts_with("function ")
         || l.starts_with("import ")
         || l.starts_with("from ")
         || l.starts_with("use ")
-    {
-        return None;
-    }
-    // Annotations and decorators: `@pytest.mark.skipif(…)`, `@Disabled`, `@Ignore`,
-    // `@unittest.expectedFailure`, `@Test(enabled = false)`, `@Test @Ignore`.
-    if l.starts_with('@') {
-        for rest in l.split('@').skip(1) {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
-                .collect();
-            let last = name.rsplit('.').next().unwrap_or(&name);
-            if name.contains("skip")
-                || name.contains("xfail")
-                || last == "expectedfailure"
-                || matches!(last, "ignore" | "ignored" | "ignoreif" | "ignoreon")
-                || last.starts_with("disabled")
-                || last.starts_with("enabledif")
-                || last.starts_with("enabledon")
-                || last == "flaky"
-                || last == "pending"
-                || last == "test" && squeezed.contains("enabled=false")
-            {
-                return Some(Rule::TestSkipped);
-            }
+}
+
+/// Whether one of the annotations on line `l` (lower-cased, starting with `@`) skips,
+/// ignores, disables or expects the test to fail.
+fn skip_annotation(l: &str, squeezed: &str) -> bool {
+    for rest in l.split('@').skip(1) {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+            .collect();
+        let last = name.rsplit('.').next().unwrap_or(&name);
+        if name.contains("skip")
+            || name.contains("xfail")
+            || last == "expectedfailure"
+            || matches!(last, "ignore" | "ignored" | "ignoreif" | "ignoreon")
+            || last.starts_with("disabled")
+            || last.starts_with("enabledif")
+            || last.starts_with("enabledon")
+            || last == "flaky"
+            || last == "pending"
+            || last == "test" && squeezed.contains("enabled=false")
+        {
+            return true;
         }
-        return None;
     }
-    // Options of a test call: `test('x', { skip: … }, …)`, `it('x', { skip: true })`.
-    if test_decl(raw.trim()).is_some()
-        && (squeezed.contains("{skip:") || squeezed.contains(",skip:"))
-    {
-        return Some(Rule::TestSkipped);
-    }
-    // Attributes: Rust `#[ignore]`, C# `[Ignore]`, `[Fact(Skip = "…")]`, `[Explicit]`.
-    if squeezed.starts_with("#[ignore")
+    false
+}
+
+/// Attributes: Rust `#[ignore]`, C# `[Ignore]`, `[Fact(Skip = "…")]`, `[Explicit]`.
+fn skip_attribute(squeezed: &str) -> bool {
+    squeezed.starts_with("#[ignore")
         || squeezed.starts_with("#[cfg_attr(") && squeezed.contains(",ignore")
         || squeezed.starts_with('[')
             && (squeezed.contains("skip=")
@@ -1052,60 +1149,57 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
                 || squeezed.contains("explicit=true"))
         || (squeezed.ends_with("-skip]") || squeezed.ends_with("-xfail]"))
             && squeezed.starts_with("[case")
-    {
-        return Some(Rule::TestSkipped);
-    }
-    // Markers set on a module or a parameter.
-    if any(
-        &squeezed,
-        &[
-            "pytestmark=pytest.mark.skip",
-            "pytestmark=pytest.mark.xfail",
-            "marks=pytest.mark.skip",
-            "marks=pytest.mark.xfail",
-            "marks=[pytest.mark.skip",
-            "marks=[pytest.mark.xfail",
-            "pytest.mark.skip(",
-            "pytest.mark.skipif(",
-            "pytest.mark.xfail(",
-            "pytest.xfail(",
-            "pytest.skip(",
-            "marktestskipped(",
-            "marktestincomplete(",
-            "xctskip(",
-            "raiseunittest.skiptest",
-            "raiseskiptest",
-            "raisepytest.skip",
-            "throwxctskip",
-            "xctskipif(",
-            "xctskipunless(",
-            "__test__=false",
-            "describe.skip",
-            "it.skip",
-            "test.skip",
-            "context.skip",
-            "suite.skip",
-            "test.fixme(",
-            "it.failing(",
-            "test.failing(",
-            "assert.ignore(",
-            "assert.inconclusive(",
-            "gtest_skip()",
-            "assume().that",
-            "assume.assume",
-            "assumptions.assume",
-            "assume.that(",
-            "assumetrue(",
-            "assumefalse(",
-            "assumethat(",
-            "assumenotnull(",
-            "enabled=false)",
-            "skip:true,",
-        ],
-    ) {
-        return Some(Rule::TestSkipped);
-    }
-    // Ruby and RSpec statements: `skip "…"`, `pending`, `xit "…" do`.
+}
+
+/// Markers set on a module or a parameter, skips raised or called, and assumptions that skip
+/// a test when they fail (without spaces, lower-cased).
+const SKIP_MARKER_SET: &[&str] = &[
+    "pytestmark=pytest.mark.skip",
+    "pytestmark=pytest.mark.xfail",
+    "marks=pytest.mark.skip",
+    "marks=pytest.mark.xfail",
+    "marks=[pytest.mark.skip",
+    "marks=[pytest.mark.xfail",
+    "pytest.mark.skip(",
+    "pytest.mark.skipif(",
+    "pytest.mark.xfail(",
+    "pytest.xfail(",
+    "pytest.skip(",
+    "marktestskipped(",
+    "marktestincomplete(",
+    "xctskip(",
+    "raiseunittest.skiptest",
+    "raiseskiptest",
+    "raisepytest.skip",
+    "throwxctskip",
+    "xctskipif(",
+    "xctskipunless(",
+    "__test__=false",
+    "describe.skip",
+    "it.skip",
+    "test.skip",
+    "context.skip",
+    "suite.skip",
+    "test.fixme(",
+    "it.failing(",
+    "test.failing(",
+    "assert.ignore(",
+    "assert.inconclusive(",
+    "gtest_skip()",
+    "assume().that",
+    "assume.assume",
+    "assumptions.assume",
+    "assume.that(",
+    "assumetrue(",
+    "assumefalse(",
+    "assumethat(",
+    "assumenotnull(",
+    "enabled=false)",
+    "skip:true,",
+];
+
+/// Ruby and RSpec statements: `skip "…"`, `pending`, `xit "…" do`.
+fn skip_statement(l: &str) -> bool {
     for word in [
         "skip",
         "pending",
@@ -1124,13 +1218,10 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
                 || rest.starts_with('(')
                 || rest.starts_with(" {"))
         {
-            return Some(Rule::TestSkipped);
+            return true;
         }
     }
-    if skip_call(&code) {
-        return Some(Rule::TestSkipped);
-    }
-    None
+    false
 }
 
 /// A call of a skip API: `t.Skip(…)`, `self.skipTest(…)`, `pytest.skip(…)`,

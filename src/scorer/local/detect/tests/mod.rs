@@ -16,7 +16,8 @@ fn rules(diff: &str) -> Vec<&'static str> {
 fn added(path: &str, lines: &[&str]) -> String {
     let body: String = lines.iter().map(|l| format!("+{l}\n")).collect();
     format!(
-        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,{} @@\n x = 1\n{body}",
+        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,{} @@\n x = 1\n\
+            {body}",
         lines.len() + 1
     )
 }
@@ -29,7 +30,8 @@ fn edit(path: &str, old: &[&str], new: &[&str]) -> String {
         .chain(new.iter().map(|l| format!("+{l}\n")))
         .collect();
     format!(
-        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{} +1,{} @@\n x = 1\n{body}",
+        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{} +1,{} @@\n x = 1\n\
+            {body}",
         old.len() + 1,
         new.len() + 1
     )
@@ -55,7 +57,8 @@ fn edit_in(path: &str, before: &[&str], old: &[&str], new: &[&str], after: &[&st
 fn deleted_file(path: &str, lines: &[&str]) -> String {
     let body: String = lines.iter().map(|l| format!("-{l}\n")).collect();
     format!(
-        "diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n@@ -1,{} +0,0 @@\n{body}",
+        "diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n\
+            @@ -1,{} +0,0 @@\n{body}",
         lines.len()
     )
 }
@@ -63,7 +66,8 @@ fn deleted_file(path: &str, lines: &[&str]) -> String {
 fn created_file(path: &str, lines: &[&str]) -> String {
     let body: String = lines.iter().map(|l| format!("+{l}\n")).collect();
     format!(
-        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n{body}",
+        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n\
+            @@ -0,0 +1,{} @@\n{body}",
         lines.len()
     )
 }

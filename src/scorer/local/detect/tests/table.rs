@@ -93,7 +93,8 @@ pub(super) fn table() -> Vec<(&'static str, String, String)> {
             added(
                 "src/C.cs",
                 &[
-                    "handler.ServerCertificateCustomValidationCallback = (m, c, ch, e) => e == SslPolicyErrors.None;",
+                    "handler.ServerCertificateCustomValidationCallback = (m, c, ch, e) => e == \
+                        SslPolicyErrors.None;",
                 ],
             ),
         ),
@@ -259,15 +260,13 @@ pub(super) fn table() -> Vec<(&'static str, String, String)> {
             "permissions-widened",
             added(
                 "src/K.java",
-                &[
-                    "Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(\"rwxrwxrwx\"));",
-                ],
+                &["Files.setPosixFilePermissions(p, \
+                        PosixFilePermissions.fromString(\"rwxrwxrwx\"));"],
             ),
             added(
                 "src/K.java",
-                &[
-                    "Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(\"rw-------\"));",
-                ],
+                &["Files.setPosixFilePermissions(p, \
+                        PosixFilePermissions.fromString(\"rw-------\"));"],
             ),
         ),
         (
@@ -412,7 +411,8 @@ pub(super) fn table() -> Vec<(&'static str, String, String)> {
             added(
                 "src/Db.java",
                 &[
-                    "PreparedStatement ps = conn.prepareStatement(\"SELECT * FROM t WHERE id = ?\");",
+                    "PreparedStatement ps = conn.prepareStatement(\"SELECT * FROM t WHERE id = \
+                        ?\");",
                 ],
             ),
         ),
@@ -1088,9 +1088,8 @@ pub(super) fn table() -> Vec<(&'static str, String, String)> {
             added("cmd/x/main.go", &["\thttp.ListenAndServe(\":8080\", mux)"]),
             added(
                 "cmd/x/main.go",
-                &[
-                    "\tsrv := &http.Server{Addr: \":8080\", Handler: mux, ReadHeaderTimeout: 5 * time.Second}",
-                ],
+                &["\tsrv := &http.Server\
+                        {Addr: \":8080\", Handler: mux, ReadHeaderTimeout: 5 * time.Second}"],
             ),
         ),
         // Test tampering.
