@@ -711,45 +711,40 @@ pub(super) fn jump_in_finally(
         let ind = indent(text);
         if ind < depth_min {
             depth_min = ind;
-            let looping = [
-                "for ", "for(", "while ", "while(", "do ", "do{", "switch", "loop", "until ",
-            ]
-            .iter()
-            .any(|k| lt.starts_with(k));
+            let looping = starts_any(
+                &lt,
+                &[
+                    "for ", "for(", "while ", "while(", "do ", "do{", "switch", "loop", "until ",
+                ],
+            );
             if local_jump && looping {
                 return false;
             }
         }
+        if ind >= mine {
+            continue;
+        }
         // A nested function or lambda owns its own returns.
-        if ind < mine
-            && (lt.contains("=>")
-                || lt.contains("->")
-                || lt.starts_with("def ")
-                || lt.contains("function")
-                || lt.starts_with("fn ")
-                || lt.contains("lambda"))
-        {
+        if any(&lt, &["=>", "->", "function", "lambda"]) || starts_any(&lt, &["def ", "fn "]) {
             return false;
         }
-        if ind < mine
-            && (lt == "finally:"
-                || lt == "ensure"
-                || lt.starts_with("finally {")
-                || lt.starts_with("} finally {")
-                || lt.starts_with("}finally{")
-                || lt == "finally")
+        if matches!(lt.as_str(), "finally:" | "ensure" | "finally")
+            || starts_any(&lt, &["finally {", "} finally {", "}finally{"])
         {
             return true;
         }
         // Left the enclosing method without meeting `finally`.
-        if ind < mine
-            && (lt.starts_with("def ")
-                || lt.starts_with("public ")
-                || lt.starts_with("private ")
-                || lt.starts_with("protected ")
-                || lt.starts_with("static ")
-                || lt.starts_with("class "))
-        {
+        if starts_any(
+            &lt,
+            &[
+                "def ",
+                "public ",
+                "private ",
+                "protected ",
+                "static ",
+                "class ",
+            ],
+        ) {
             return false;
         }
     }

@@ -339,25 +339,21 @@ fn is_snapshot_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let in_tests = lower.contains("test") || lower.contains("spec");
-    lower.ends_with(".snap")
-        || lower.ends_with(".ambr")
-        || lower.contains("__snapshots__/")
-        || lower.contains(".approved.")
-        || lower.ends_with(".golden")
-        || lower.contains("/golden/")
-        || lower.contains("/goldens/")
-        || lower.contains("snapshots/")
-        || lower.ends_with(".phpt")
+    ends_any(&lower, &[".snap", ".ambr", ".golden", ".phpt"])
+        || any(
+            &lower,
+            &[
+                "__snapshots__/",
+                ".approved.",
+                "/golden/",
+                "/goldens/",
+                "snapshots/",
+            ],
+        )
         || in_tests
-            && (lower.contains("/baselines/")
-                || lower.contains("/expected/")
-                || lower.contains("/expectations/")
-                || name.ends_with(".stderr")
-                || name.ends_with(".stdout")
-                || name.ends_with(".expected")
-                || name.ends_with(".expect")
-                || name.contains("expected_output")
-                || name.contains(".expected."))
+            && (any(&lower, &["/baselines/", "/expected/", "/expectations/"])
+                || ends_any(name, &[".stderr", ".stdout", ".expected", ".expect"])
+                || any(name, &["expected_output", ".expected."]))
 }
 
 /// One line of one side of a hunk, as the detectors read it.
@@ -472,6 +468,16 @@ fn strip_comment(code: &str, dialect: Dialect) -> String {
 
 fn any(text: &str, needles: &[&str]) -> bool {
     needles.iter().any(|n| text.contains(n))
+}
+
+/// Whether `text` starts with any of `prefixes`.
+fn starts_any(text: &str, prefixes: &[&str]) -> bool {
+    prefixes.iter().any(|p| text.starts_with(p))
+}
+
+/// Whether `text` ends with any of `suffixes`.
+fn ends_any(text: &str, suffixes: &[&str]) -> bool {
+    suffixes.iter().any(|p| text.ends_with(p))
 }
 
 /// Whether a line's call argument after `call` is built rather than a literal: string

@@ -659,45 +659,41 @@ pub(super) fn is_assertion(lower: &str) -> bool {
             .replace("=>", "");
         head.contains('=') && !head.contains('(')
     });
-    if assigned
-        || t.contains("function (")
-        || t.contains("function(")
-        || t.starts_with("import ")
-        || t.starts_with("from ")
-        || t.starts_with("use ")
-        || t.starts_with("using ")
-        || t.starts_with("#include")
-        || t.starts_with("require '")
-        || t.starts_with("require \"")
-        || t.contains("require('")
-        || t.contains("require(\"")
-        || t.starts_with("def ")
-        || t.starts_with("func ")
-        || t.starts_with("fn ")
-        || t.starts_with("function ")
-    {
+    // Lines that name an assertion library or helper without asserting: imports,
+    // requires, definitions.
+    let declares = any(t, &["function (", "function(", "require('", "require(\""])
+        || starts_any(
+            t,
+            &[
+                "import ",
+                "from ",
+                "use ",
+                "using ",
+                "#include",
+                "require '",
+                "require \"",
+                "def ",
+                "func ",
+                "fn ",
+                "function ",
+            ],
+        );
+    if assigned || declares {
         return false;
     }
-    t.contains("assert")
-        || t.contains("expect(")
-        || t.contains("expect {")
-        || t.starts_with("expect_")
-        || t.starts_with("check(")
-        || t.starts_with("check_")
-        || t.starts_with("require(")
-        || t.starts_with("require_")
-        || t.contains("require.")
-        || t.starts_with("refute")
-        || t.starts_with("t.error")
-        || t.starts_with("t.fatal")
-        || t.contains(".should")
-        || t.contains("should.")
-        || t.contains(".to eq")
-        || t.contains("to be_")
-        || t.contains(").to ")
-        || t.contains(".must_")
-        || t.starts_with("#expect(")
-        || t.starts_with("xct")
+    any(
+        t,
+        &[
+            "assert", "expect(", "expect {", "require.", ".should", "should.", ".to eq", "to be_",
+            ").to ", ".must_",
+        ],
+    ) || starts_any(
+        t,
+        &[
+            "expect_", "check(", "check_", "require(", "require_", "refute", "t.error", "t.fatal",
+            "#expect(", "xct",
+        ],
+    )
 }
 
 /// Whether two assertions check the same thing: they share a name that is not assertion
