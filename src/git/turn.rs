@@ -468,8 +468,8 @@ fn staging_ignores_index(repo: &Repo) -> bool {
 /// Whether the index file at `index` may hold an entry named `.gitattributes` (in any
 /// directory). Versions 2 and 3 store every path whole, so a byte search is exact in one
 /// direction: no match, no such entry. Anything else answers `true`.
-/// The file is streamed through a small buffer, not read whole: a 4.4 MB index read at once
-/// cost more in fresh pages than in the search.
+/// The file is streamed through a small buffer, not read whole: a large index read at once
+/// costs more in fresh pages than in the search.
 fn index_may_name_gitattributes(index: &Path) -> bool {
     use std::io::Read;
     let Ok(mut file) = std::fs::File::open(index) else {

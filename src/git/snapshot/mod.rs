@@ -33,9 +33,9 @@ pub use dirs::{Sweep, sweep_tree_cache};
 pub const DEFAULT_UNTRACKED_CAP: u64 = 1024 * 1024;
 
 /// Default size of the private index from which a walk is split in two processes (see
-/// [`scan`]): about 10,000 files. One more git process costs a millisecond or two; on 2,000
-/// files (a 180 KiB index) the split saved nothing measurable, on 50,000 (4.4 MB) it saved
-/// 15 ms; 1 MiB sits between the two on a log scale.
+/// [`scan`]): about 10,000 files. One more git process costs a millisecond or two, which the
+/// overlap wins back only on a large index; 1 MiB sits on a log scale between the sizes
+/// where the split saved nothing (2,000 files) and where it clearly paid (50,000).
 pub const DEFAULT_SPLIT_WALK_FROM: u64 = 1024 * 1024;
 
 /// How much one snapshot looks at and reads. A working tree within them is snapshotted whole;
@@ -207,8 +207,8 @@ pub fn take(
 /// link, `baseline` in the prompt's store) and no tree is written. The Stop diffs the working
 /// tree against that index itself (the files way of [`crate::git::turn`]) and needs no tree;
 /// only its slower ways write one, from the saved index, beside their own staging. Writing
-/// the tree here read the whole private index once more and delayed every prompt (20 ms at
-/// 50,000 files) for a diff that no longer needs it.
+/// the tree here read the whole private index once more and delayed every prompt on a large
+/// repository, for a diff that no longer needs it.
 pub fn baseline(
     git: &Git,
     repo: &Repo,
@@ -374,9 +374,8 @@ impl Scan {
 /// directories for new ones, one after the other. On a large index
 /// ([`SnapshotOptions::split_walk_from`]) the two walks run side by side instead, `git status
 /// --untracked-files=no` for the tracked files and `git ls-files --others` for the new ones,
-/// and the scan takes less time than the `git status` it replaces (at 50,000 files, 100 ms
-/// against 115 on 2 cores; see BENCHMARKS.md). On a small one the second process costs more
-/// than the overlap saves. Both processes read the same private index; a seeding status that
+/// and the scan takes less time than the `git status` it replaces (BENCHMARKS.md). On a
+/// small one the second process costs more than the overlap saves. Both processes read the same private index; a seeding status that
 /// saves refreshed stat data replaces it atomically, so the listing reads either copy, and
 /// both name the same entries.
 ///

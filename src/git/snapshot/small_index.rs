@@ -1,6 +1,6 @@
 //! A small index written without git: the baseline's entries for just the paths a Stop's walk
 //! found changed. `git diff-files` then reads a few entries instead of the whole private index
-//! (4.4 MB at 50,000 files, 10–16 ms of every Stop there), and needs no pathspec: everything
+//! (megabytes on a large repository, read on every Stop), and needs no pathspec: everything
 //! in the small index is to be diffed.
 //!
 //! The entries carry no stat data, so git compares each one's content with the working tree,
