@@ -709,16 +709,6 @@ mod tests {
     }
 
     #[test]
-    fn locks_do_not_wait_and_die_with_their_holder() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("lock");
-        let held = try_lock(&path).unwrap().unwrap();
-        assert!(try_lock(&path).unwrap().is_none());
-        drop(held);
-        assert!(try_lock(&path).unwrap().is_some());
-    }
-
-    #[test]
     fn notice_ledger_and_sequence() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::open(&tmp.path().join("d")).unwrap();
