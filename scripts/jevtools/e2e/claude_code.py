@@ -27,7 +27,7 @@ import zipfile
 from pathlib import Path
 
 from jevtools.e2e import harness
-from jevtools.e2e.harness import (REPO, Results, Server, binary, cache_dir, files_under, inventory, inventory_diff,
+from jevtools.e2e.harness import (report, REPO, Results, Server, binary, cache_dir, files_under, inventory, inventory_diff,
                                   log, make_repo, run)
 from jevtools.e2e.turns import API_AFTER, API_BEFORE, GREETING
 
@@ -334,10 +334,7 @@ def play(letter, spec, claude, sources, root_tmp, results, keep):
             problems.append("the API key is stored in %s" % path)
     if problems:
         problems.append("hook stderr: %s" % hook_stderr(ctx["work"] / "claude-debug.txt"))
-    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % ctx["work"] if keep else ""))
-
-    changes = inventory_diff(before, after)
-    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+    report(results, label, letter, problems, inventory_diff(before, after), ctx["work"] if keep else None)
 
 
 def archive_source(archive, work):

@@ -18,11 +18,9 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from jevtools.e2e.harness import (Server, base_env, check_jev, files_under, hook_files, inventory,
+from jevtools.e2e.harness import (install_hooks, report, scenario_dirs, Server, base_env, check_jev, files_under, hook_files, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
 from jevtools.e2e.turns import API_AFTER, API_BEFORE, GREETING, OPENING
 
@@ -156,9 +154,7 @@ HOOK_LINE = re.compile(r"^hook: (\w+) (\w+)\s*$", re.M)
 def play(letter, spec, codex, jev, root_tmp, results, keep):
     label = "(%s) %s" % (letter, spec["title"])
     t0 = time.time()
-    work = Path(tempfile.mkdtemp(prefix="scenario-%s-" % letter, dir=root_tmp)).resolve()
-    home = work / "home"
-    home.mkdir()
+    work, home = scenario_dirs(letter, root_tmp)
     files = {"src/api.py": API_BEFORE, "README.md": "# service\n"}
     if spec.get("off"):
         files[".jev-preflight.json"] = '{"mode": "off"}\n'
@@ -168,11 +164,7 @@ def play(letter, spec, codex, jev, root_tmp, results, keep):
     try:
         codex_home = codex_config(home, mock.port)
         env = dict(base_env(home, work), CODEX_HOME=str(codex_home))
-        inst = run([str(jev), "install", "--codex"], cwd=repo, env=env)
-        if inst.returncode != 0 or "hooks.json" not in inst.stdout:
-            problems.append("install --codex failed: %s %s" % (inst.stdout, inst.stderr))
-        if "/hooks" not in inst.stderr:
-            problems.append("install --codex does not say how to review the hooks: %r" % inst.stderr)
+        install_hooks(jev, "codex", repo, env, "hooks.json", problems, ("/hooks", "say how to review the hooks"))
         # The installed .codex/ is part of the baseline; what follows must leave .git alone.
         before = inventory(repo / ".git")
         if spec.get("review", True):
@@ -272,9 +264,7 @@ def play(letter, spec, codex, jev, root_tmp, results, keep):
             problems.append("the API key is stored in %s" % path)
     if problems and res is not None:
         problems.append("codex stderr tail: %r" % res.stderr[-800:])
-    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % work if keep else ""))
-    changes = inventory_diff(before, after)
-    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+    report(results, label, letter, problems, inventory_diff(before, after), work if keep else None)
 
 
 def main():

@@ -22,11 +22,9 @@ import difflib
 import json
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from jevtools.e2e.harness import (Server, base_env, files_under, inventory,
+from jevtools.e2e.harness import (install_hooks, report, scenario_dirs, Server, base_env, files_under, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
 from jevtools.e2e.turns import (MODEL_KEY, SCENARIOS, TYPESAFE_KEY, check_data_dir, check_turn, fires,
                                 model_script, prompt_for, repo_files)
@@ -56,17 +54,11 @@ def hook_lines(log_dir):
 def play(letter, spec, copilot, jev, root_tmp, results, keep):
     label = "(%s) %s" % (letter, spec["title"])
     t0 = time.time()
-    work = Path(tempfile.mkdtemp(prefix="scenario-%s-" % letter, dir=root_tmp)).resolve()
-    home = work / "home"
-    home.mkdir()
+    work, home = scenario_dirs(letter, root_tmp)
     repo = make_repo(work, repo_files(spec))
     env = base_env(home, work)
     problems = []
-    inst = run([str(jev), "install", "--copilot"], cwd=repo, env=env)
-    if inst.returncode != 0 or ".github/hooks/jev-preflight.json" not in inst.stdout:
-        problems.append("install --copilot failed: %s %s" % (inst.stdout, inst.stderr))
-    if "trusted folder" not in inst.stderr:
-        problems.append("install --copilot does not mention folder trust: %r" % inst.stderr)
+    install_hooks(jev, "copilot", repo, env, ".github/hooks/jev-preflight.json", problems, ("trusted folder", "mention folder trust"))
     # The hooks file is untracked, like any install; nothing in .git may change from here on.
     before = inventory(repo / ".git")
     script = model_script(spec, repo, "view", copilot_write)
@@ -116,9 +108,7 @@ def play(letter, spec, copilot, jev, root_tmp, results, keep):
             problems.append("the session's files outlived sessionEnd: %s" % left[:5])
     if problems and res is not None:
         problems.append("copilot output tail: %r" % (res.stdout + res.stderr)[-800:])
-    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % work if keep else ""))
-    changes = inventory_diff(before, after)
-    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+    report(results, label, letter, problems, inventory_diff(before, after), work if keep else None)
 
 
 def main():

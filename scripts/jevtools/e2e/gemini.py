@@ -17,13 +17,12 @@ exits 1 if anything failed.
 import json
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from jevtools.e2e.harness import (Server, base_env, check_jev, files_under, hook_files, inventory,
+from jevtools.e2e.harness import (install_hooks, report, scenario_dirs, Server, base_env, check_jev, files_under, hook_files, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
-from jevtools.e2e.turns import GREETING, OPENING, PROMPT_CANARY, TYPESAFE_KEY, api, check_model_requests
+from jevtools.e2e.turns import (GREETING, OPENING, PROMPT_CANARY, SCENARIOS, TYPESAFE_KEY, api,
+                                check_model_requests)
 
 GEMINI_VERSION = "0.61.0"
 MOCK = "jevtools.e2e.mock_gemini"
@@ -56,15 +55,6 @@ def harmless_script(repo):
     }
 
 
-SCENARIOS = {
-    "a": dict(title="risky edit, TypeSafe key in the environment, Jev scorer (mock); the model answers the "
-                    "feedback with a second risky edit", risky=True, key=True, edits_again=True),
-    "b": dict(title="harmless edit, TypeSafe key in the environment", risky=False, key=True),
-    "c": dict(title="risky edit, no key: built-in local scorer", risky=True, key=False),
-    "d": dict(title="risky edit with .jev-preflight.json {\"mode\":\"off\"}", risky=True, key=True, off=True),
-}
-
-
 def gemini_home(home, repo):
     """User settings as after a first interactive run: API-key auth chosen, the project folder
     trusted, no update checks or usage statistics (nothing may leave the machine)."""
@@ -81,9 +71,7 @@ def gemini_home(home, repo):
 def play(letter, spec, gemini, jev, root_tmp, results, keep):
     label = "(%s) %s" % (letter, spec["title"])
     t0 = time.time()
-    work = Path(tempfile.mkdtemp(prefix="scenario-%s-" % letter, dir=root_tmp)).resolve()
-    home = work / "home"
-    home.mkdir()
+    work, home = scenario_dirs(letter, root_tmp)
     files = {"src/api.py": api(True, True), "README.md": "# service\n"}
     if spec.get("off"):
         files[".jev-preflight.json"] = '{"mode": "off"}\n'
@@ -91,11 +79,7 @@ def play(letter, spec, gemini, jev, root_tmp, results, keep):
     gemini_home(home, repo)
     env = base_env(home, work)
     problems = []
-    inst = run([str(jev), "install", "--gemini"], cwd=repo, env=env)
-    if inst.returncode != 0 or ".gemini/settings.json" not in inst.stdout:
-        problems.append("install --gemini failed: %s %s" % (inst.stdout, inst.stderr))
-    if "trusted folder" not in inst.stderr:
-        problems.append("install --gemini does not mention folder trust: %r" % inst.stderr)
+    install_hooks(jev, "gemini", repo, env, ".gemini/settings.json", problems, ("trusted folder", "mention folder trust"))
     before = inventory(repo / ".git")
     mock = Server(MOCK, work, "mock")
     try:
@@ -161,9 +145,7 @@ def play(letter, spec, gemini, jev, root_tmp, results, keep):
             problems.append("the API key is stored in %s" % path)
     if problems and res is not None:
         problems.append("gemini stderr tail: %r" % stderr[-1200:])
-    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % work if keep else ""))
-    changes = inventory_diff(before, after)
-    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+    report(results, label, letter, problems, inventory_diff(before, after), work if keep else None)
 
 
 def main():

@@ -247,6 +247,31 @@ class Server:
             self.proc.wait()
 
 
+def report(results, label, letter, problems, changes, work=None):
+    """A scenario's two results: its own checks (with the kept work dir, when there is one),
+    and whether anything in the repository's `.git` changed (`changes`, from inventory_diff)."""
+    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % work if work else ""))
+    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+
+
+def scenario_dirs(letter, root_tmp):
+    """Scenario `letter`'s own work dir under `root_tmp`, and an empty HOME inside it."""
+    work = Path(tempfile.mkdtemp(prefix="scenario-%s-" % letter, dir=root_tmp)).resolve()
+    home = work / "home"
+    home.mkdir()
+    return work, home
+
+
+def install_hooks(jev, host, repo, env, written, problems, hint=None):
+    """`jev-preflight install --<host>` in `repo`: it must succeed and name `written` on stdout;
+    with `hint` = (words, what), its stderr must hold `words` (it tells the user `what`)."""
+    inst = run([str(jev), "install", "--" + host], cwd=repo, env=env)
+    if inst.returncode != 0 or written not in inst.stdout:
+        problems.append("install --%s failed: %s %s" % (host, inst.stdout, inst.stderr))
+    if hint and hint[0] not in inst.stderr:
+        problems.append("install --%s does not %s: %r" % (host, hint[1], inst.stderr))
+
+
 def check_jev(spec, fires, jev_calls, key, canary, problems):
     """What the loopback Jev scorer must have received for `spec` (a scenario whose hook
     `fires` or not): one request carrying `key` and the turn's diff of `src/api.py` when a key

@@ -31,14 +31,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-from jevtools.e2e.harness import (Server, base_env, files_under, inventory,
-                                  inventory_diff, log, make_repo, npm_client, npm_package, run, suite_main)
+from jevtools.e2e.harness import (install_hooks, report, scenario_dirs, Server, base_env, files_under, inventory,
+                                  inventory_diff, log, make_repo, npm_client, npm_package, suite_main)
 from jevtools.e2e.turns import (MODEL_KEY, SCENARIOS, TYPESAFE_KEY, check_data_dir, check_turn, fires,
                                 model_script, prompt_for, repo_files, whole_file)
 
@@ -153,15 +151,11 @@ def play(letter, spec, client, jev, root_tmp, results, keep):
     opencode, installed = client
     label = "(%s) %s" % (letter, spec["title"])
     t0 = time.time()
-    work = Path(tempfile.mkdtemp(prefix="scenario-%s-" % letter, dir=root_tmp)).resolve()
-    home = work / "home"
-    home.mkdir()
+    work, home = scenario_dirs(letter, root_tmp)
     repo = make_repo(work, repo_files(spec))
     env = base_env(home, work)
     problems = []
-    inst = run([str(jev), "install", "--opencode"], cwd=repo, env=env)
-    if inst.returncode != 0 or ".opencode/plugins/jev-preflight.js" not in inst.stdout:
-        problems.append("install --opencode failed: %s %s" % (inst.stdout, inst.stderr))
+    install_hooks(jev, "opencode", repo, env, ".opencode/plugins/jev-preflight.js", problems)
     script = model_script(spec, repo, "read", whole_file("write"))
     script_path = work / "model-script.json"
     script_path.write_text(json.dumps(script))
@@ -224,9 +218,8 @@ def play(letter, spec, client, jev, root_tmp, results, keep):
     if problems and oc is not None:
         errors = [line for line in oc.err_path.read_text().splitlines() if "level=ERROR" in line]
         problems.append("opencode errors: %r" % errors[-5:])
-    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % work if keep else ""))
     changes = inventory_diff(before, after) if before is not None else ["opencode never opened the project"]
-    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+    report(results, label, letter, problems, changes, work if keep else None)
 
 
 def client():

@@ -17,11 +17,9 @@ exits 1 if anything failed.
 import json
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from jevtools.e2e.harness import (Server, base_env, files_under, inventory,
+from jevtools.e2e.harness import (install_hooks, report, scenario_dirs, Server, base_env, files_under, inventory,
                                   inventory_diff, log, make_repo, npm_client, run, suite_main)
 from jevtools.e2e.turns import (MODEL_KEY, SCENARIOS, TYPESAFE_KEY, check_data_dir, check_turn, fires,
                                 model_script, prompt_for, repo_files, whole_file)
@@ -49,18 +47,12 @@ def qwen_home(home, repo):
 def play(letter, spec, qwen, jev, root_tmp, results, keep):
     label = "(%s) %s" % (letter, spec["title"])
     t0 = time.time()
-    work = Path(tempfile.mkdtemp(prefix="scenario-%s-" % letter, dir=root_tmp)).resolve()
-    home = work / "home"
-    home.mkdir()
+    work, home = scenario_dirs(letter, root_tmp)
     repo = make_repo(work, repo_files(spec))
     qwen_home(home, repo)
     env = base_env(home, work)
     problems = []
-    inst = run([str(jev), "install", "--qwen"], cwd=repo, env=env)
-    if inst.returncode != 0 or ".qwen/settings.json" not in inst.stdout:
-        problems.append("install --qwen failed: %s %s" % (inst.stdout, inst.stderr))
-    if "trusted folder" not in inst.stderr:
-        problems.append("install --qwen does not mention folder trust: %r" % inst.stderr)
+    install_hooks(jev, "qwen", repo, env, ".qwen/settings.json", problems, ("trusted folder", "mention folder trust"))
     before = inventory(repo / ".git")
     mock = Server(MOCK, work, "mock")
     try:
@@ -108,9 +100,7 @@ def play(letter, spec, qwen, jev, root_tmp, results, keep):
             problems.append("no prompt state: the hooks did not run")
     if problems and res is not None:
         problems.append("qwen stderr tail: %r" % stderr[-1200:])
-    results.check(label, not problems, "; ".join(problems) + ("  [work dir %s]" % work if keep else ""))
-    changes = inventory_diff(before, after)
-    results.check("(e) .git unchanged after (%s)" % letter, not changes, "; ".join(changes[:8]))
+    report(results, label, letter, problems, inventory_diff(before, after), work if keep else None)
 
 
 def main():
