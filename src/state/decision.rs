@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The version of an entry's shape, `v` in the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,93 +31,91 @@ impl Default for Version {
 /// entry has `time`, `event`, `session` and `outcome`; a failure adds `class`; a Stop that
 /// scored adds the scorer's facts.
 ///
-/// The fields are declared in alphabetical order, and must stay so: the log was written from
-/// JSON maps, whose keys serialize sorted, so this order keeps each line as it was (plus `v`).
+/// A field that is `None` is left out of the line (see the `Serialize` impl), and the keys come
+/// out sorted, as the log has always had them: it was first written from JSON maps.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, remote = "Self")]
 pub struct Decision {
     /// Why the remote budget mattered: `cached`, `local: <limit>` or `skipped: <limit>`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<String>,
     /// Paths the turn changed, when none was left to score.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub changed: Option<u64>,
     /// The failure class of a failed event (`git_timeout`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// The event's working directory; `status` matches entries to a repository by it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// How the snapshot engine found the turn's changes (`files`, `whole`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// Paths the walk did not keep in a large turn.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<u64>,
     /// The event's protocol name (`Stop`), or `hook` for input that was no event.
     pub event: String,
     /// Changed paths the selection excluded, when none was left to score.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub excluded: Option<u64>,
     /// Files in the payload.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<u64>,
     /// The first 16 hex digits of the payload's hash.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
     /// The host, when it is not Claude Code.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// The `maxDiffBytes` a skipped payload was over.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_diff_bytes: Option<u64>,
     /// The prompt's mode, by its name in the config (`assist`, `report`, `off`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
     /// The model the scorer reported. Present with `null` when a scorer scored and named
     /// none, absent when nothing was scored, as the log has always had it.
     #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub model: Option<Option<String>>,
     /// Milliseconds per stage of the Stop, by stage name (`prepare`, `changes`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ms: Option<BTreeMap<String, f64>>,
     /// Files the payload left out (a partial payload).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<u64>,
     /// The short machine-readable outcome (`continued`, `below threshold`, `failed`, …).
     pub outcome: String,
     /// Bytes of the payload (scored, or over `maxDiffBytes`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_bytes: Option<u64>,
     /// Secrets redacted from the payload; never the secrets themselves.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub redactions: Option<Redactions>,
     /// Axes not raised again: the agent already looked at the same lines.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub remembered: Option<Vec<String>>,
     /// The repository `cwd` belongs to, found by `status` when it reads the entry; the hook
     /// never writes it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub repo: Option<String>,
     /// The scorer that scored (`local`, `jev`, `openai`, `command`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scorer: Option<String>,
     /// The score of every axis, rounded to 4 decimals, by axis id.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<BTreeMap<String, f64>>,
     /// The axes selected for the answer, in the answer's order (empty: none reached its
     /// threshold).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selected: Option<Vec<String>>,
     /// The session's hash prefix (never its id).
     pub session: String,
     /// Seconds since the epoch.
     pub time: u64,
     /// Changes whose content was never read in a large turn.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unread: Option<u64>,
     /// The entry's shape.
     pub v: Version,
+}
+
+impl Serialize for Decision {
+    /// The derived fields as a JSON map, less those that are `None`. `model` keeps its `null`:
+    /// its `Some(None)` (a scorer that named no model) is written, its `None` is not.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = Decision::serialize(self, serde_json::value::Serializer)
+            .map_err(serde::ser::Error::custom)?;
+        let serde_json::Value::Object(mut map) = fields else {
+            return Err(serde::ser::Error::custom("a decision is a JSON object"));
+        };
+        map.retain(|key, value| !value.is_null() || key == "model");
+        map.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Decision {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Decision, D::Error> {
+        Decision::deserialize(deserializer)
+    }
 }
 
 /// Secrets redacted from a payload.
