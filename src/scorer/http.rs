@@ -6,6 +6,7 @@
 //! never follows a redirect (a key must not travel to a second host), reads at most
 //! [`MAX_REPLY_BYTES`] + 1 bytes of a reply, and finishes within the deadline it is given.
 
+use std::fmt;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ureq::Agent;
@@ -13,6 +14,20 @@ use ureq::http::Uri;
 use ureq::tls::{RootCerts, TlsConfig};
 
 use super::{ScoreError, Transport};
+
+/// A remote scorer as `Debug` shows it: its model and its key (whose `Debug` is redacted), not
+/// the agent or the endpoint.
+pub(super) fn debug_client(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    model: &str,
+    key: &dyn fmt::Debug,
+) -> fmt::Result {
+    f.debug_struct(name)
+        .field("model", &model)
+        .field("key", key)
+        .finish_non_exhaustive()
+}
 
 /// Largest reply body accepted from a scorer.
 pub const MAX_REPLY_BYTES: usize = 64 * 1024;

@@ -44,10 +44,7 @@ pub struct JevScorer {
 
 impl fmt::Debug for JevScorer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JevScorer")
-            .field("model", &self.model)
-            .field("key", &self.key)
-            .finish_non_exhaustive()
+        http::debug_client(f, "JevScorer", &self.model, &self.key)
     }
 }
 

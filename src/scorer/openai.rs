@@ -46,10 +46,7 @@ pub struct OpenAiScorer {
 
 impl fmt::Debug for OpenAiScorer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiScorer")
-            .field("model", &self.model)
-            .field("key", &self.key)
-            .finish_non_exhaustive()
+        http::debug_client(f, "OpenAiScorer", &self.model, &self.key)
     }
 }
 

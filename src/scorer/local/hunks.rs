@@ -339,21 +339,20 @@ mod tests {
 
     #[test]
     fn roles() {
-        for (path, role) in [
-            ("src/a.go", Role::Source),
-            ("src/a_test.go", Role::Test),
-            ("tests/test_x.py", Role::Test),
-            ("app/test_x.py", Role::Test),
-            ("src/ui/Badge.test.tsx", Role::Test),
-            ("src/test/java/com/x/FooTest.java", Role::Test),
-            ("spec/models/a_spec.rb", Role::Test),
-            ("README.md", Role::Docs),
-            ("package.json", Role::Manifest),
-            ("requirements-dev.txt", Role::Manifest),
-            ("config/settings.yml", Role::Config),
-            ("db/migrate/1_x.rb", Role::Source),
+        for (role, paths) in [
+            (Role::Source, "src/a.go db/migrate/1_x.rb"),
+            (
+                Role::Test,
+                "src/a_test.go tests/test_x.py app/test_x.py src/ui/Badge.test.tsx \
+                src/test/java/com/x/FooTest.java spec/models/a_spec.rb",
+            ),
+            (Role::Docs, "README.md"),
+            (Role::Manifest, "package.json requirements-dev.txt"),
+            (Role::Config, "config/settings.yml"),
         ] {
-            assert_eq!(role_of(path), role, "{path}");
+            for path in paths.split_whitespace() {
+                assert_eq!(role_of(path), role, "{path}");
+            }
         }
     }
 
