@@ -113,20 +113,18 @@ mod tests {
 
     #[test]
     fn classes_order_source_tests_other() {
-        for (path, class) in [
-            ("src/lib.rs", Class::Source),
-            ("cmd/main.go", Class::Source),
-            ("pkg/server_test.go", Class::Test),
-            ("tests/it/main.rs", Class::Test),
-            ("app/__tests__/a.js", Class::Test),
-            ("web/button.test.tsx", Class::Test),
-            ("src/test/java/FooTest.java", Class::Test),
-            ("test_api.py", Class::Test),
-            ("config.yaml", Class::Other),
-            ("README.md", Class::Other),
-            ("Cargo.toml", Class::Other),
+        for (class, paths) in [
+            (Class::Source, "src/lib.rs cmd/main.go"),
+            (
+                Class::Test,
+                "pkg/server_test.go tests/it/main.rs app/__tests__/a.js \
+                web/button.test.tsx src/test/java/FooTest.java test_api.py",
+            ),
+            (Class::Other, "config.yaml README.md Cargo.toml"),
         ] {
-            assert_eq!(classify(path), class, "{path}");
+            for path in paths.split_whitespace() {
+                assert_eq!(classify(path), class, "{path}");
+            }
         }
     }
 
