@@ -2,6 +2,7 @@
 //! language, the textbook one-liners, moves and the turn context.
 
 mod table;
+mod table_file;
 
 use super::super::hunks;
 use super::*;
