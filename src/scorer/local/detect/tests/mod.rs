@@ -1,7 +1,7 @@
 //! Table-driven tests of the detectors: a risky line and its safe variant per rule and
-//! language, the textbook one-liners, moves and the turn context.
+//! language (`table.txt`), the textbook one-liners, moves and the turn context.
 
-mod table;
+mod table_file;
 
 use super::super::hunks;
 use super::*;
@@ -72,53 +72,16 @@ fn created_file(path: &str, lines: &[&str]) -> String {
     )
 }
 
-use table::TABLE;
-
-/// One side of a [`TABLE`] row: a diff as the builder that writes it and its literal
-/// arguments, so the table is data.
-enum Diff {
-    /// [`added`]
-    Added(&'static str, &'static [&'static str]),
-    /// [`edit`]
-    Edit(
-        &'static str,
-        &'static [&'static str],
-        &'static [&'static str],
-    ),
-    /// [`edit_in`]: path, context before, old lines, new lines, context after.
-    EditIn(
-        &'static str,
-        &'static [&'static str],
-        &'static [&'static str],
-        &'static [&'static str],
-        &'static [&'static str],
-    ),
-    /// [`deleted_file`]
-    Deleted(&'static str, &'static [&'static str]),
-    /// [`created_file`]
-    Created(&'static str, &'static [&'static str]),
-    /// One diff after the other (a turn that touches two files).
-    Two(&'static Diff, &'static Diff),
-}
-
-impl Diff {
-    fn render(&self) -> String {
-        match *self {
-            Diff::Added(path, lines) => added(path, lines),
-            Diff::Edit(path, old, new) => edit(path, old, new),
-            Diff::EditIn(path, before, old, new, after) => edit_in(path, before, old, new, after),
-            Diff::Deleted(path, lines) => deleted_file(path, lines),
-            Diff::Created(path, lines) => created_file(path, lines),
-            Diff::Two(first, second) => first.render() + &second.render(),
-        }
-    }
+/// The rows of `table.txt`, the detector table.
+fn table() -> Vec<table_file::Row<'static>> {
+    table_file::parse(include_str!("table.txt")).unwrap_or_else(|e| panic!("table.txt {e}"))
 }
 
 #[test]
 fn every_rule_fires_on_its_risky_line_and_not_on_the_safe_variant() {
     let mut failures = Vec::new();
-    for (rule, risky, safe) in TABLE {
-        let (rule, risky, safe) = (*rule, risky.render(), safe.render());
+    for row in table() {
+        let (rule, risky, safe) = (row.rule, row.risky(), row.safe());
         let got = rules(&risky);
         if !got.contains(&rule) {
             failures.push(format!("{rule} did not fire ({got:?}) on\n{risky}"));
@@ -133,7 +96,7 @@ fn every_rule_fires_on_its_risky_line_and_not_on_the_safe_variant() {
 
 #[test]
 fn every_rule_is_in_the_table_or_known_to_need_context() {
-    let covered: Vec<&str> = TABLE.iter().map(|(r, _, _)| *r).collect();
+    let covered: Vec<&str> = table().iter().map(|row| row.rule).collect();
     for rule in Rule::ALL {
         assert!(
             covered.contains(&rule.name()),
