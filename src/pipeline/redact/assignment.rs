@@ -1,13 +1,13 @@
 //! The `generic-secret` rule's pattern matched by hand.
 //!
-//! The rule's regex (in `rules.rs`, kept as the reference) is `N C [ \t]* O [ \t]* V`: a name
+//! The rule's regex (in `catalog.rules`, kept as the reference) is `N C [ \t]* O [ \t]* V`: a name
 //! holding a credential word, optional closing quote/bracket, an operator and a value, all
 //! ASCII case-insensitive. It runs on every line that names a credential, and a general
 //! engine pays for its size there: a lazy DFA to find each match, then a backtracker over the
 //! match to read the groups. Written out, almost every step of the pattern is deterministic,
 //! so one walk finds the groups directly. This module returns exactly the match, with the
 //! same groups, that the regex returns under its leftmost-first semantics; a differential
-//! test in `redact.rs` checks that against the regex on generated lines.
+//! test in `mod.rs` checks that against the regex on generated lines.
 //!
 //! How the leftmost-first match is found, piece by piece:
 //!
