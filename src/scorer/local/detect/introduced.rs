@@ -956,6 +956,32 @@ pub(super) fn edited_text(file: &FileDiff<'_>, kind: LineKind) -> String {
         .collect()
 }
 
+/// Lines that switch CSRF protection on (spaces removed, lower case): Django's middleware and
+/// `csrf_protect`, Rails' `protect_from_forgery`, Flask-WTF's `CSRFProtect`, Express's
+/// `csurf`, ASP.NET's `ValidateAntiForgeryToken`.
+const CSRF_GUARDS: &[&str] = &[
+    "csrfviewmiddleware",
+    "protect_from_forgery",
+    "verify_authenticity_token",
+    "csrfprotect(",
+    "app.use(csrf",
+    "csurf(",
+    "validateantiforgerytoken",
+    "csrf_protect",
+];
+
+/// Calls and settings that cap the size of a request body or a read (spaces removed, lower
+/// case).
+const SIZE_LIMITS: &[&str] = &[
+    "maxbytesreader(",
+    "io.limitreader(",
+    "max_content_length",
+    "maxbodylength",
+    "limit_request",
+    "maxrequestbodysize",
+    "bodylimit",
+];
+
 pub(super) fn removed_guards(
     hunk: &Hunk<'_>,
     dialect: Dialect,
@@ -998,21 +1024,7 @@ pub(super) fn removed_guards(
             push(Rule::ErrorCheckRemoved, l.new_line, raw);
         }
         let full_squeezed = without_spaces(&lower);
-        if any(
-            &full_squeezed,
-            &[
-                "csrfviewmiddleware",
-                "protect_from_forgery",
-                "verify_authenticity_token",
-                "csrfprotect(",
-                "app.use(csrf",
-                "csurf(",
-                "validateantiforgerytoken",
-                "csrf_protect",
-            ],
-        ) && !kept("csrf")
-            && !kept("forgery")
-        {
+        if any(&full_squeezed, CSRF_GUARDS) && !kept("csrf") && !kept("forgery") {
             push(Rule::CsrfOff, l.new_line, raw);
         }
         let timeout_words = ["timeout", "deadline", "settimeout"];
@@ -1024,20 +1036,7 @@ pub(super) fn removed_guards(
         {
             push(Rule::TimeoutRemoved, l.new_line, raw);
         }
-        if any(
-            &squeezed,
-            &[
-                "maxbytesreader(",
-                "io.limitreader(",
-                "max_content_length",
-                "maxbodylength",
-                "limit_request",
-                "maxrequestbodysize",
-                "bodylimit",
-            ],
-        ) && !kept("limit")
-            && !kept("max")
-        {
+        if any(&squeezed, SIZE_LIMITS) && !kept("limit") && !kept("max") {
             push(Rule::SizeLimitMissing, l.new_line, raw);
         }
     }
