@@ -375,9 +375,9 @@ impl Scan {
 /// ([`SnapshotOptions::split_walk_from`]) the two walks run side by side instead, `git status
 /// --untracked-files=no` for the tracked files and `git ls-files --others` for the new ones,
 /// and the scan takes less time than the `git status` it replaces (BENCHMARKS.md). On a
-/// small one the second process costs more than the overlap saves. Both processes read the same private index; a seeding status that
-/// saves refreshed stat data replaces it atomically, so the listing reads either copy, and
-/// both name the same entries.
+/// small one the second process costs more than the overlap saves. Both processes read the
+/// same private index; a seeding status that saves refreshed stat data replaces it
+/// atomically, so the listing reads either copy, and both name the same entries.
 ///
 /// Git's output is read as it comes, within the walk bounds ([`Bounds`]); `left` is what an
 /// earlier snapshot of this private index listed without reading (a baseline's
