@@ -100,9 +100,10 @@ pub fn tokenize(line: &str) -> Vec<Token> {
             i += len;
         } else {
             let rest = &line[i..];
+            // Only an operator that starts with this byte can match here.
             let op = OPERATORS
                 .iter()
-                .find(|op| rest.starts_with(*op))
+                .find(|op| op.as_bytes()[0] == b && rest.starts_with(*op))
                 .map_or_else(|| &rest[..char_len(rest)], |op| &rest[..op.len()]);
             out.push(Token {
                 kind: TokenKind::Op,
@@ -193,21 +194,26 @@ fn identifier(name: &str, out: &mut Vec<Token>) {
 pub fn split_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     for part in name.split(['_', '-', '.', '$']) {
-        let chars: Vec<char> = part.chars().collect();
+        // The part's characters with their byte offsets: a word is lower-cased straight from
+        // its slice of the part, without copying the part into characters first.
         let mut start = 0;
-        for i in 1..chars.len() {
-            let (prev, cur) = (chars[i - 1], chars[i]);
-            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-            let boundary = (prev.is_lowercase() && cur.is_uppercase())
-                || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
-                || (prev.is_ascii_digit() && cur.is_uppercase());
+        let mut chars = part.char_indices().peekable();
+        let mut prev: Option<char> = None;
+        while let Some((i, cur)) = chars.next() {
+            let next_lower = chars.peek().is_some_and(|(_, c)| c.is_lowercase());
+            let boundary = prev.is_some_and(|prev| {
+                (prev.is_lowercase() && cur.is_uppercase())
+                    || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                    || (prev.is_ascii_digit() && cur.is_uppercase())
+            });
             if boundary {
-                words.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                words.push(part[start..i].to_lowercase());
                 start = i;
             }
+            prev = Some(cur);
         }
-        if start < chars.len() {
-            words.push(chars[start..].iter().collect::<String>().to_lowercase());
+        if start < part.len() {
+            words.push(part[start..].to_lowercase());
         }
     }
     words.retain(|w| !w.is_empty());
