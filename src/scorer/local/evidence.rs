@@ -90,18 +90,17 @@ const PREFERRED: [&[Kind]; AXIS_COUNT] = [
     &[Kind::Assert, Kind::Skip, Kind::TestDecl],
 ];
 
-/// One candidate: a place, its strength for the axis, and the words.
+/// One candidate: a line (index into [`Features::lines`]), its strength for the axis and
+/// where it ranks. Its words are written only for the candidates kept.
 struct Candidate {
     strength: f64,
-    file: String,
-    line: Option<u32>,
+    line: usize,
     place: (usize, u32, bool),
     /// Punctuation or a block keyword only ([`is_bare`]).
     bare: bool,
     /// In a test file for an axis about the code, or in the code for an axis about removed
     /// tests.
     elsewhere: bool,
-    note: String,
 }
 
 /// Whether a line is only punctuation or a block keyword (`}`, `):`, `end`, `else {`): it
@@ -178,6 +177,8 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
             s
         })
         .collect();
+    // Whether a line is bare does not depend on the axis.
+    let bare: Vec<bool> = f.lines.iter().map(|l| is_bare(&l.text)).collect();
     let mut out = Vec::new();
     for (axis, id) in AXIS_IDS.iter().enumerate() {
         if !axes.contains(&axis) {
@@ -189,12 +190,10 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
             let strength = strengths[li][axis];
             candidates.push(Candidate {
                 strength,
-                file: f.files[line.file].clone(),
-                line: Some(line.line),
+                line: li,
                 place: (line.file, line.line, line.removed),
-                bare: is_bare(&line.text),
+                bare: bare[li],
                 elsewhere: in_tests[line.file] != tests_axis,
-                note: describe(axis, line, line.partner.map(|p| &f.lines[p])),
             });
         }
         // Lines that say something first (a lone `}` or `):` names no change the agent could
@@ -215,17 +214,22 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
             if c.strength <= 0.0 && !seen.is_empty() {
                 break;
             }
+            if seen.contains(&c.place) {
+                continue;
+            }
+            let line = &f.lines[c.line];
+            let note = describe(axis, line, line.partner.map(|p| &f.lines[p]));
             // Both sides of a modification say the same; once is enough.
-            if seen.contains(&c.place) || said.contains(&c.note) {
+            if said.contains(&note) {
                 continue;
             }
             seen.push(c.place);
-            said.push(c.note.clone());
+            said.push(note.clone());
             out.push(Evidence {
                 axis,
-                file: c.file,
-                line: c.line,
-                note: c.note,
+                file: f.files[line.file].clone(),
+                line: Some(line.line),
+                note,
             });
         }
     }
