@@ -169,7 +169,11 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
 
 /// The line with all whitespace removed: moved or reformatted lines compare equal.
 pub fn normalize(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    let mut out = String::with_capacity(text.len());
+    for run in text.split(char::is_whitespace) {
+        out.push_str(run);
+    }
+    out
 }
 
 /// Sets each line's `changed` flag: a line carries a real change when it is not blank, not a

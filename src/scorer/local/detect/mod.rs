@@ -409,7 +409,7 @@ fn lowered(lines: &[SideLine<'_>], sep: &str) -> String {
 
 /// `text` without its whitespace, so `x = f( a )` and `x=f(a)` read alike.
 fn without_spaces(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    super::hunks::normalize(text)
 }
 
 /// `text` without string literals' contents (quotes kept), so a word inside a message does
@@ -451,14 +451,14 @@ pub(super) fn strings_removed(text: &str, quotes: &[char], kept: &[char]) -> Str
 
 /// A line of code (string contents already removed) without its trailing comment.
 fn strip_comment(code: &str, dialect: Dialect) -> String {
-    let mut markers: Vec<&str> = vec![" //", "\t//", " /*"];
-    if matches!(
+    let markers: &[&str] = if matches!(
         dialect,
         Dialect::Python | Dialect::Ruby | Dialect::Shell | Dialect::Php | Dialect::Data
     ) {
-        markers.push(" #");
-        markers.push("\t#");
-    }
+        &[" //", "\t//", " /*", " #", "\t#"]
+    } else {
+        &[" //", "\t//", " /*"]
+    };
     let cut = markers.iter().filter_map(|m| code.find(m)).min();
     match cut {
         Some(at) => code[..at].to_owned(),
@@ -466,8 +466,30 @@ fn strip_comment(code: &str, dialect: Dialect) -> String {
     }
 }
 
+/// Whether `text` holds any of `needles`.
 fn any(text: &str, needles: &[&str]) -> bool {
-    needles.iter().any(|n| text.contains(n))
+    // A needle with a byte the text lacks cannot be in it: most of a long list is ruled out
+    // by that alone, before any search.
+    let mut held = [0u64; 4];
+    for &b in text.as_bytes() {
+        held[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+    let fits = |n: &str| {
+        n.bytes()
+            .all(|b| held[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+    };
+    needles.iter().any(|n| fits(n) && text.contains(n))
+}
+
+/// Whether `text`, lower-cased (ASCII), holds `needle`, without lower-casing a copy of it.
+fn contains_lowered(text: &str, needle: &str) -> bool {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    needle.is_empty()
+        || text.windows(needle.len()).any(|w| {
+            w.iter()
+                .zip(needle)
+                .all(|(a, b)| a.to_ascii_lowercase() == *b)
+        })
 }
 
 /// Whether `text` starts with any of `prefixes`.
@@ -729,8 +751,7 @@ fn sql_variables(lines: &[SideLine<'_>]) -> Vec<String> {
 
 /// A value appended to an SQL statement held in a variable (`query += x`,
 /// `query = query + x`, `$sql .= $x`), when the value is not a literal or a safe piece.
-fn sql_appended(code: &str, sql_vars: &[String]) -> bool {
-    let s = without_spaces(code);
+fn sql_appended(s: &str, sql_vars: &[String]) -> bool {
     sql_vars.iter().any(|v| {
         let v = v.as_str();
         let tail = s

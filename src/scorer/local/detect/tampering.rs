@@ -458,6 +458,10 @@ pub(super) fn is_test_annotation(t: &str) -> bool {
     let word_end = |rest: &str| {
         rest.is_empty() || rest.starts_with(['(', ']', ',', ' ', ')']) || rest.starts_with("]")
     };
+    // Every annotation below starts with one of these.
+    if !t.starts_with(['@', '[', '#']) {
+        return t.contains("@test") && (t.starts_with("/**") || t.starts_with('*'));
+    }
     for a in [
         "@Test",
         "@ParameterizedTest",
@@ -1084,7 +1088,7 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
 fn focus_marker(l: &str, squeezed: &str) -> bool {
     SKIP_MARKER_FOCUS
         .iter()
-        .any(|f| l.starts_with(f) || l.contains(&format!(" {f}")) || l.contains(&format!("({f}")))
+        .any(|f| l.starts_with(f) || follows(l, f, b" ("))
         || squeezed.contains("focus:true")
         || squeezed.contains(",:focus")
         || l.starts_with("fit ")
@@ -1092,6 +1096,13 @@ fn focus_marker(l: &str, squeezed: &str) -> bool {
         || l.starts_with("fcontext ")
         || l.starts_with("fspecify ")
         || l.starts_with("fexample ")
+}
+
+/// Whether `text` holds `needle` right after one of the bytes `before`.
+fn follows(text: &str, needle: &str, before: &[u8]) -> bool {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    text.windows(needle.len() + 1)
+        .any(|w| before.contains(&w[0]) && &w[1..] == needle)
 }
 
 /// A function declaration or an import: a `skip` in its name or path is no marker.
