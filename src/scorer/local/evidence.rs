@@ -109,7 +109,7 @@ fn is_bare(text: &str) -> bool {
     tokens::tokenize(text).iter().all(|t| match t.kind {
         TokenKind::Op => true,
         TokenKind::Word => matches!(
-            t.text.as_str(),
+            &*t.text,
             "end" | "else" | "do" | "then" | "begin" | "fi" | "done" | "esac"
         ),
         _ => false,
@@ -331,7 +331,7 @@ pub fn describe(axis: usize, line: &LineInfo, partner: Option<&LineInfo>) -> Str
     let toks = tokens::tokenize(&line.text);
     let has_word = |words: &[&str]| {
         toks.iter()
-            .any(|t| t.kind == TokenKind::Word && words.contains(&t.text.as_str()))
+            .any(|t| t.kind == TokenKind::Word && words.contains(&&*t.text))
     };
     match (kind, line.removed) {
         (Some(k @ (Kind::Header | Kind::Cookie)), removed) => {
@@ -465,7 +465,7 @@ const GUARD_WORDS: &[&str] = &[
 
 /// Whether a line reads as a check: a condition, a comparison or negation, an error raised,
 /// an assertion or validation, or a call named for a guard ([`GUARD_WORDS`]).
-fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token]) -> bool {
+fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token<'_>]) -> bool {
     let checks = [
         Kind::Condition,
         Kind::Comparison,
@@ -479,7 +479,7 @@ fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token]) -> bool {
     checks.iter().any(|k| line_kinds & k.bit() != 0)
         || toks
             .iter()
-            .any(|t| t.kind == TokenKind::Word && GUARD_WORDS.contains(&t.text.as_str()))
+            .any(|t| t.kind == TokenKind::Word && GUARD_WORDS.contains(&&*t.text))
 }
 
 /// The line in backticks, short enough to read.

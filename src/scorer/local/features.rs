@@ -275,7 +275,7 @@ fn hunk_features(
         return;
     }
     // The changed lines read (up to the payload's budget), each tokenized once.
-    let read: Vec<(usize, Vec<Token>)> = hunk
+    let read: Vec<(usize, Vec<Token<'_>>)> = hunk
         .lines
         .iter()
         .enumerate()
@@ -289,7 +289,7 @@ fn hunk_features(
     let mut lost: BTreeMap<&str, usize> = BTreeMap::new();
     let mut gained: BTreeMap<&str, usize> = BTreeMap::new();
     // The changed lines of this hunk, for pairing removed with added lines.
-    let mut sides: [Vec<(usize, &[Token], Kinds)>; 2] = [Vec::new(), Vec::new()];
+    let mut sides: [Vec<(usize, &[Token<'_>], Kinds)>; 2] = [Vec::new(), Vec::new()];
     let context_words = context_words(hunk, Namespace::of(&["c", role]));
     for (li, toks) in &read {
         let (li, line) = (*li, &hunk.lines[*li]);
@@ -314,7 +314,7 @@ fn hunk_features(
             )
         }) {
             let bag = if is_removed { &mut lost } else { &mut gained };
-            bag.entry(t.text.as_str()).or_insert(index);
+            bag.entry(&*t.text).or_insert(index);
         }
         // Words of the context lines around the change.
         let lo = li.saturating_sub(CONTEXT);
@@ -512,26 +512,41 @@ fn file_features(file: &FileDiff<'_>, counts: &mut Counts) {
 }
 
 /// The significant tokens of a line, as feature texts.
-fn significant(toks: &[Token]) -> Vec<&str> {
+fn significant<'t>(toks: &'t [Token<'_>]) -> Vec<&'t str> {
     toks.iter()
         .filter_map(|t| match t.kind {
-            TokenKind::Word | TokenKind::StrWord => Some(t.text.as_str()),
+            TokenKind::Word | TokenKind::StrWord => Some(&*t.text),
             TokenKind::Number => Some(number_class(&t.text)),
-            TokenKind::Op if significant_op(&t.text) => Some(t.text.as_str()),
+            TokenKind::Op if significant_op(&t.text) => Some(&*t.text),
             _ => None,
         })
         .collect()
 }
 
-/// Jaccard similarity of two lines' significant tokens.
+/// A line's significant tokens as a set: sorted, each once.
+fn token_set<'a>(sig: &[&'a str]) -> Vec<&'a str> {
+    let mut set = sig.to_vec();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// Jaccard similarity of two lines' significant tokens, each given as a [`token_set`]
+/// (made once per line, as a line is compared with every line on the other side).
 fn similarity(a: &[&str], b: &[&str]) -> f64 {
-    let a: std::collections::BTreeSet<&str> = a.iter().copied().collect();
-    let b: std::collections::BTreeSet<&str> = b.iter().copied().collect();
-    let union = a.union(&b).count();
+    let (mut i, mut j, mut both) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => (i, j, both) = (i + 1, j + 1, both + 1),
+        }
+    }
+    let union = a.len() + b.len() - both;
     if union == 0 {
         return 0.0;
     }
-    a.intersection(&b).count() as f64 / union as f64
+    both as f64 / union as f64
 }
 
 /// Most line comparisons made to pair one hunk's removed and added lines.
@@ -545,8 +560,8 @@ const MAX_PAIRINGS: usize = 2500;
 /// pairs (removed line, added line) as indices into the lines.
 fn edits(
     role: &str,
-    removed: &[(usize, &[Token], Kinds)],
-    added: &[(usize, &[Token], Kinds)],
+    removed: &[(usize, &[Token<'_>], Kinds)],
+    added: &[(usize, &[Token<'_>], Kinds)],
     counts: &mut Counts,
     line_buckets: &mut [Vec<u32>],
     totals: &mut [usize; 3],
@@ -557,8 +572,10 @@ fn edits(
     let mut partner: Vec<Option<usize>> = vec![None; removed.len()];
     let mut taken = vec![false; added.len()];
     if removed.len() * added.len() <= MAX_PAIRINGS {
-        for (ri, r) in r_sig.iter().enumerate() {
-            let best = a_sig
+        let r_sets: Vec<Vec<&str>> = r_sig.iter().map(|s| token_set(s)).collect();
+        let a_sets: Vec<Vec<&str>> = a_sig.iter().map(|s| token_set(s)).collect();
+        for (ri, r) in r_sets.iter().enumerate() {
+            let best = a_sets
                 .iter()
                 .enumerate()
                 .filter(|(ai, _)| !taken[*ai])
@@ -643,7 +660,7 @@ fn edits(
 fn line_features(
     side: &str,
     role: &str,
-    toks: &[Token],
+    toks: &[Token<'_>],
     line_kinds: Kinds,
     counts: &mut Counts,
     raised: &mut Vec<u32>,

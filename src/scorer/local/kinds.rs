@@ -829,7 +829,7 @@ pub fn word_kind(w: &str) -> Kinds {
 }
 
 /// The kinds of a line from its tokens; `config` says the line is in a configuration file.
-pub fn of(tokens: &[Token], config: bool) -> Kinds {
+pub fn of(tokens: &[Token<'_>], config: bool) -> Kinds {
     use Kind as K;
     let mut kinds: Kinds = 0;
     let mut has_number = false;
@@ -843,7 +843,7 @@ pub fn of(tokens: &[Token], config: bool) -> Kinds {
             TokenKind::Word | TokenKind::Ident => kinds |= word_kind(&t.text),
             TokenKind::StrWord => {
                 has_string = true;
-                match t.text.as_str() {
+                match &*t.text {
                     "authorization" | "auth" | "proxy" | "bearer" | "forwarded" | "origin"
                     | "referer" | "host" | "location" | "content" | "accept" => {
                         kinds |= K::Header.bit()
@@ -859,7 +859,7 @@ pub fn of(tokens: &[Token], config: bool) -> Kinds {
                     big_number = true;
                 }
             }
-            TokenKind::Op => match t.text.as_str() {
+            TokenKind::Op => match &*t.text {
                 "==" | "!=" | "===" | "!==" | "<" | ">" | "<=" | ">=" | "<=>" => {
                     kinds |= K::Comparison.bit()
                 }
