@@ -397,6 +397,22 @@ fn following<'a>(lines: &[SideLine<'a>], at: usize, n: usize) -> Vec<&'a str> {
         .collect()
 }
 
+/// A line trimmed and lower-cased, and that again without string contents: made once per
+/// line of a hunk's side for every rule that reads the hunk.
+struct Lowered {
+    lower: String,
+    /// [`code_only`] of `lower`.
+    code: String,
+}
+
+impl Lowered {
+    fn of(text: &str) -> Lowered {
+        let lower = text.trim().to_ascii_lowercase();
+        let code = code_only(&lower);
+        Lowered { lower, code }
+    }
+}
+
 /// `lines` lower-cased and joined by `sep`: a window of code read as one text, so a rule can
 /// look for a setting or a close anywhere in it.
 fn lowered(lines: &[SideLine<'_>], sep: &str) -> String {
@@ -424,8 +440,11 @@ pub(super) fn strings_removed(text: &str, quotes: &[char], kept: &[char]) -> Str
     let mut out = String::with_capacity(text.len());
     let mut quote: Option<char> = None;
     let mut escaped = false;
-    for c in text.chars() {
-        match quote {
+    // Where the run of characters kept since the last one dropped starts: runs are copied
+    // whole.
+    let mut run = 0;
+    for (at, c) in text.char_indices() {
+        let keep = match quote {
             Some(q) => {
                 if escaped {
                     escaped = false;
@@ -434,18 +453,21 @@ pub(super) fn strings_removed(text: &str, quotes: &[char], kept: &[char]) -> Str
                 } else if c == q {
                     quote = None;
                 }
-                if kept.contains(&q) || quote.is_none() {
-                    out.push(c);
-                }
+                kept.contains(&q) || quote.is_none()
             }
             None => {
                 if quotes.contains(&c) {
                     quote = Some(c);
                 }
-                out.push(c);
+                true
             }
+        };
+        if !keep {
+            out.push_str(&text[run..at]);
+            run = at + c.len_utf8();
         }
     }
+    out.push_str(&text[run..]);
     out
 }
 
@@ -468,15 +490,19 @@ fn strip_comment(code: &str, dialect: Dialect) -> String {
 
 /// Whether `text` holds any of `needles`.
 fn any(text: &str, needles: &[&str]) -> bool {
-    // A needle with a byte the text lacks cannot be in it: most of a long list is ruled out
-    // by that alone, before any search.
-    let mut held = [0u64; 4];
-    for &b in text.as_bytes() {
-        held[usize::from(b >> 6)] |= 1 << (b & 63);
+    // A needle with two neighbouring bytes that are nowhere neighbours in the text cannot be
+    // in it: most of a long list is ruled out by that alone, before any search.
+    let pair = |a: u8, b: u8| (usize::from(a) * 67 + usize::from(b)) % 1024;
+    let mut held = [0u64; 16];
+    for w in text.as_bytes().windows(2) {
+        let p = pair(w[0], w[1]);
+        held[p / 64] |= 1 << (p % 64);
     }
     let fits = |n: &str| {
-        n.bytes()
-            .all(|b| held[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+        n.as_bytes().windows(2).all(|w| {
+            let p = pair(w[0], w[1]);
+            held[p / 64] & (1 << (p % 64)) != 0
+        })
     };
     needles.iter().any(|n| fits(n) && text.contains(n))
 }
@@ -733,14 +759,13 @@ fn safe_sql_piece(piece: &str) -> bool {
 }
 
 /// Names assigned an SQL statement literal in a run of lines (`query := "SELECT …"`).
-fn sql_variables(lines: &[SideLine<'_>]) -> Vec<String> {
+fn sql_variables(lines: &[Lowered]) -> Vec<String> {
     let mut out = Vec::new();
     for l in lines {
-        let lower = l.text.trim().to_ascii_lowercase();
-        if !sql_string(&lower) {
+        if !sql_string(&l.lower) {
             continue;
         }
-        for n in assigned_names(&code_only(&lower)) {
+        for n in assigned_names(&l.code) {
             if !out.contains(&n) {
                 out.push(n);
             }
