@@ -3,12 +3,10 @@
 //! and a line and says what changed ("the `Proxy-Authorization` header is no longer
 //! removed"), not only the kind of rule that fired.
 
-use std::collections::HashMap;
-
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS};
 use crate::scorer::Evidence;
 
-use super::features::{Features, LineInfo};
+use super::features::{Features, LineInfo, QuickMap};
 use super::hunks::{self, Role};
 use super::kinds::{self, Kind};
 use super::model::{Model, Scored};
@@ -147,12 +145,26 @@ pub fn findings(f: &Features) -> Vec<Evidence> {
 /// weights minus the weights of the other axes in proportion to `P(axis | risky)`.
 pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize]) -> Vec<Evidence> {
     // How often each bucket was raised, so a line gets its share of a bucket's value.
-    let mut occurrences: HashMap<u32, u32> = HashMap::new();
+    let mut occurrences: QuickMap<u32, u32> = QuickMap::default();
     for buckets in &f.line_buckets {
         for &b in buckets {
             *occurrences.entry(b).or_insert(0) += 1;
         }
     }
+    // What one occurrence of each bucket gives every axis asked for (the same for every
+    // line that raised it, so worked out once).
+    let per_occurrence: QuickMap<u32, [f64; AXIS_COUNT]> = occurrences
+        .iter()
+        .map(|(&b, &n)| {
+            let share = f64::from(f.get(b)) / f64::from(n.max(1));
+            let inf = influences(model, scored, b);
+            let mut s = [0.0; AXIS_COUNT];
+            for &a in axes {
+                s[a] = inf[a] * share;
+            }
+            (b, s)
+        })
+        .collect();
     let in_tests: Vec<bool> = f
         .files
         .iter()
@@ -167,11 +179,10 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
         .iter()
         .map(|buckets| {
             let mut s = [0.0; AXIS_COUNT];
-            for &b in buckets {
-                let share = f64::from(f.get(b)) / f64::from(occurrences[&b].max(1));
-                let inf = influences(model, scored, b);
+            for b in buckets {
+                let one = &per_occurrence[b];
                 for &a in axes {
-                    s[a] += inf[a] * share;
+                    s[a] += one[a];
                 }
             }
             s

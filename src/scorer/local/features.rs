@@ -100,12 +100,14 @@ fn bucket(namespace: &str, text: &str) -> u32 {
     Namespace::of(&[namespace]).bucket(&[text])
 }
 
-/// Bucket indices are hashes already: a map of them spreads them by one multiplication
-/// instead of hashing them again.
+/// The hasher of the scorer's own maps: a bucket index (a hash already) is spread by one
+/// multiplication, a word hashed by FNV-1a. SipHash's defence against chosen keys buys
+/// nothing in a process that reads one diff, and costs a start-up budget measured in
+/// milliseconds.
 #[derive(Default)]
-struct BucketHasher(u64);
+pub(super) struct QuickHasher(u64);
 
-impl std::hash::Hasher for BucketHasher {
+impl std::hash::Hasher for QuickHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -119,7 +121,10 @@ impl std::hash::Hasher for BucketHasher {
     }
 }
 
-type BucketMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<BucketHasher>>;
+/// A map with [`QuickHasher`].
+pub(super) type QuickMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<QuickHasher>>;
+
+type BucketMap<V> = QuickMap<u32, V>;
 
 /// Counts per bucket, in two blocks.
 #[derive(Default)]
@@ -129,6 +134,16 @@ struct Counts {
 }
 
 impl Counts {
+    /// Counts sized for a unit of `lines` changed lines (a few dozen texts each), so the
+    /// maps are not grown step by step.
+    fn for_lines(lines: usize) -> Counts {
+        let text = (lines * 32).min(DIM);
+        Counts {
+            text: BucketMap::with_capacity_and_hasher(text, Default::default()),
+            shape: BucketMap::with_capacity_and_hasher(32, Default::default()),
+        }
+    }
+
     /// Counts the text spelled by `pieces` in namespace `ns`; returns its bucket.
     fn text(&mut self, ns: Namespace, pieces: &[&str]) -> u32 {
         let b = ns.bucket(pieces);
@@ -224,7 +239,12 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
         files: files.iter().map(|f| f.path.clone()).collect(),
         ..Features::default()
     };
-    let mut counts = Counts::default();
+    let changed = files
+        .iter()
+        .flat_map(|f| f.hunks.iter().flat_map(|h| &h.lines))
+        .filter(|l| l.changed)
+        .count();
+    let mut counts = Counts::for_lines(changed);
     out.findings = detect::find_in(files, context);
     for f in &out.findings {
         counts.shape("det", f.rule.name(), 1.0);
@@ -304,7 +324,7 @@ fn hunk_features(
         }
         tally.roles_changed[file.role as usize] = true;
         let line_kinds = kinds::of(toks, matches!(file.role, Role::Config));
-        let mut raised = Vec::new();
+        let mut raised = Vec::with_capacity(2 * toks.len() + 8);
         line_features(side, role, toks, line_kinds, counts, &mut raised);
         let index = out.lines.len();
         for t in toks.iter().filter(|t| {
@@ -472,15 +492,18 @@ fn vectorize(counts: &Counts, out: &mut Features) {
         .collect();
     text.sort_unstable_by_key(|p| p.0);
     let norm = text.iter().map(|p| p.1 * p.1).sum::<f32>().sqrt().max(1.0);
-    let mut values: BTreeMap<u32, f32> = text.into_iter().map(|(b, v)| (b, v / norm)).collect();
+    let mut values: Vec<(u32, f32)> = text.into_iter().map(|(b, v)| (b, v / norm)).collect();
+    // Each shape bucket once, added to the text value it shares a bucket with (if any).
     for (&b, &v) in &counts.shape {
         if v != 0.0 {
-            *values.entry(b).or_insert(0.0) += v.min(3.0);
+            match values.binary_search_by_key(&b, |p| p.0) {
+                Ok(at) => values[at].1 += v.min(3.0),
+                Err(at) => values.insert(at, (b, v.min(3.0))),
+            }
         }
     }
-    let pairs: Vec<(u32, f32)> = values.into_iter().collect();
-    out.index = pairs.iter().map(|p| p.0).collect();
-    out.value = pairs.iter().map(|p| p.1).collect();
+    out.index = values.iter().map(|p| p.0).collect();
+    out.value = values.iter().map(|p| p.1).collect();
 }
 
 /// Path words, language and role of a changed file.

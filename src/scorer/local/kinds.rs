@@ -5,6 +5,7 @@
 //! Kinds are features of the learned model and the words of its evidence: "a condition was
 //! removed", "`close()` is no longer called".
 
+use super::features::QuickMap;
 use super::tokens::{Token, TokenKind};
 
 /// A set of [`Kind`]s.
@@ -812,9 +813,9 @@ const WORDS: &[(Kind, &[&str])] = &[
 ];
 
 /// Word → kinds, built on first use (a few hundred entries).
-static WORD_KINDS: std::sync::LazyLock<std::collections::HashMap<&'static str, Kinds>> =
+static WORD_KINDS: std::sync::LazyLock<QuickMap<&'static str, Kinds>> =
     std::sync::LazyLock::new(|| {
-        let mut map = std::collections::HashMap::new();
+        let mut map = QuickMap::default();
         for (kind, words) in WORDS {
             for word in *words {
                 *map.entry(*word).or_insert(0) |= kind.bit();
