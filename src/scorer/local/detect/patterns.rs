@@ -404,19 +404,19 @@ pub(super) fn weak_crypto(lower: &str, s: &str, dialect: Dialect) -> bool {
         return false;
     }
     // Hashes and ciphers broken for security use.
-    let broken = any(&s, BROKEN_CIPHERS);
+    let broken = any(s, BROKEN_CIPHERS);
     // Protocol versions that are broken or deprecated.
-    let old_protocol = deprecated_protocol(&s, dialect);
+    let old_protocol = deprecated_protocol(s, dialect);
     // Hashing a password with a fast, broken hash.
     let password_hash = (s.contains("md5(") || s.contains("sha1("))
-        && any(&s, &["password", "passwd", "pass)", "secret"]);
+        && any(s, &["password", "passwd", "pass)", "secret"]);
     // `(SslProtocols)768`: a cast whose flags hold a whole weak protocol.
     let weak_cast = s.split_once("(sslprotocols)").is_some_and(|(_, r)| {
         let n: String = r.chars().take_while(char::is_ascii_digit).collect();
         n.parse::<u32>()
             .is_ok_and(|v| [12u32, 48, 192, 768].iter().any(|w| v & w == *w))
     });
-    broken || old_protocol || weak_cast || password_hash || small_key(&s) || few_iterations(&s)
+    broken || old_protocol || weak_cast || password_hash || small_key(s) || few_iterations(s)
 }
 
 /// Hashes, ciphers and modes broken for security use (without spaces, lower-cased).
@@ -1008,7 +1008,7 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect:
         }
         Dialect::Js | Dialect::Java | Dialect::CSharp | Dialect::Php => {
             if any(
-                &squeezed,
+                squeezed,
                 &[
                     ".catch(()=>{})",
                     ".catch(function(){})",
@@ -1085,7 +1085,7 @@ pub(super) fn discarded(code: &str, squeezed: &str, dialect: Dialect) -> bool {
             (squeezed.starts_with("_=") || squeezed.starts_with("_,_="))
                 && squeezed.contains('(')
                 && !any(
-                    &squeezed,
+                    squeezed,
                     &[
                         "fmt.",
                         "append(",
@@ -1123,7 +1123,7 @@ pub(super) fn discarded(code: &str, squeezed: &str, dialect: Dialect) -> bool {
             let bare = !squeezed.contains('=') && !t.starts_with("return") && !t.starts_with("if");
             bare && squeezed.ends_with(';')
                 && any(
-                    &squeezed,
+                    squeezed,
                     &[
                         ".delete();",
                         ".mkdir();",
@@ -1220,10 +1220,10 @@ pub(super) fn go_unchecked_call(t: &str) -> bool {
 /// A file, response or connection opened on a line of its own, with no close in sight.
 pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect: Dialect) -> bool {
     match dialect {
-        Dialect::Python => python_unclosed(new, i, &squeezed),
+        Dialect::Python => python_unclosed(new, i, squeezed),
         Dialect::Go => {
             let opened = any(
-                &squeezed,
+                squeezed,
                 &[
                     "os.open(",
                     "os.create(",
@@ -1237,11 +1237,11 @@ pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect: 
             ) && squeezed.contains(":=");
             opened && !close_window(new, i).contains(".close()")
         }
-        Dialect::Java => opened_unscoped(new, i, &squeezed, JAVA_OPENERS, "try(", &[".close()"]),
+        Dialect::Java => opened_unscoped(new, i, squeezed, JAVA_OPENERS, "try(", &[".close()"]),
         Dialect::CSharp => opened_unscoped(
             new,
             i,
-            &squeezed,
+            squeezed,
             CSHARP_OPENERS,
             "using",
             &[".close()", "dispose()"],
@@ -1414,7 +1414,7 @@ pub(super) fn timeout_missing(squeezed: &str, dialect: Dialect) -> bool {
     match dialect {
         Dialect::Python => {
             any(
-                &squeezed,
+                squeezed,
                 &[
                     "requests.get(",
                     "requests.post(",
