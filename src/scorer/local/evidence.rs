@@ -419,9 +419,12 @@ fn callee(text: &str) -> Option<&str> {
             (None, b'"' | b'\'' | b'`') => quote = Some(b),
             (None, b'(') => {
                 if depth == 0 {
+                    // Just after the last character that is not part of a name (which may
+                    // take more than one byte).
                     let name_start = text[..i]
-                        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-                        .map_or(0, |at| at + 1);
+                        .char_indices()
+                        .rfind(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+                        .map_or(0, |(at, c)| at + c.len_utf8());
                     let name = &text[name_start..i];
                     let keyword = matches!(
                         name,
@@ -600,6 +603,9 @@ mod tests {
         assert_eq!(callee("if (a) {"), None);
         assert_eq!(callee("} else if(ready(x)) {"), None);
         assert_eq!(callee("let x = 1;"), None);
+        // A name after a character of several bytes that is no part of a name.
+        assert_eq!(callee("x = ¥load(p)"), Some("load"));
+        assert_eq!(callee("\u{3347a}("), None);
         let l = line("db.audit().record(caller.id, \"delete_user\", id)?;", true);
         assert!(describe(0, &l, None).starts_with("a call to `record` was removed: "));
     }
