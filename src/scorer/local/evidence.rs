@@ -3,12 +3,10 @@
 //! and a line and says what changed ("the `Proxy-Authorization` header is no longer
 //! removed"), not only the kind of rule that fired.
 
-use std::collections::HashMap;
-
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS};
 use crate::scorer::Evidence;
 
-use super::features::{Features, LineInfo};
+use super::features::{Features, LineInfo, QuickMap};
 use super::hunks::{self, Role};
 use super::kinds::{self, Kind};
 use super::model::{Model, Scored};
@@ -90,18 +88,17 @@ const PREFERRED: [&[Kind]; AXIS_COUNT] = [
     &[Kind::Assert, Kind::Skip, Kind::TestDecl],
 ];
 
-/// One candidate: a place, its strength for the axis, and the words.
+/// One candidate: a line (index into [`Features::lines`]), its strength for the axis and
+/// where it ranks. Its words are written only for the candidates kept.
 struct Candidate {
     strength: f64,
-    file: String,
-    line: Option<u32>,
+    line: usize,
     place: (usize, u32, bool),
     /// Punctuation or a block keyword only ([`is_bare`]).
     bare: bool,
     /// In a test file for an axis about the code, or in the code for an axis about removed
     /// tests.
     elsewhere: bool,
-    note: String,
 }
 
 /// Whether a line is only punctuation or a block keyword (`}`, `):`, `end`, `else {`): it
@@ -110,7 +107,7 @@ fn is_bare(text: &str) -> bool {
     tokens::tokenize(text).iter().all(|t| match t.kind {
         TokenKind::Op => true,
         TokenKind::Word => matches!(
-            t.text.as_str(),
+            &*t.text,
             "end" | "else" | "do" | "then" | "begin" | "fi" | "done" | "esac"
         ),
         _ => false,
@@ -148,12 +145,26 @@ pub fn findings(f: &Features) -> Vec<Evidence> {
 /// weights minus the weights of the other axes in proportion to `P(axis | risky)`.
 pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize]) -> Vec<Evidence> {
     // How often each bucket was raised, so a line gets its share of a bucket's value.
-    let mut occurrences: HashMap<u32, u32> = HashMap::new();
+    let mut occurrences: QuickMap<u32, u32> = QuickMap::default();
     for buckets in &f.line_buckets {
         for &b in buckets {
             *occurrences.entry(b).or_insert(0) += 1;
         }
     }
+    // What one occurrence of each bucket gives every axis asked for (the same for every
+    // line that raised it, so worked out once).
+    let per_occurrence: QuickMap<u32, [f64; AXIS_COUNT]> = occurrences
+        .iter()
+        .map(|(&b, &n)| {
+            let share = f64::from(f.get(b)) / f64::from(n.max(1));
+            let inf = influences(model, scored, b);
+            let mut s = [0.0; AXIS_COUNT];
+            for &a in axes {
+                s[a] = inf[a] * share;
+            }
+            (b, s)
+        })
+        .collect();
     let in_tests: Vec<bool> = f
         .files
         .iter()
@@ -168,16 +179,17 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
         .iter()
         .map(|buckets| {
             let mut s = [0.0; AXIS_COUNT];
-            for &b in buckets {
-                let share = f64::from(f.get(b)) / f64::from(occurrences[&b].max(1));
-                let inf = influences(model, scored, b);
+            for b in buckets {
+                let one = &per_occurrence[b];
                 for &a in axes {
-                    s[a] += inf[a] * share;
+                    s[a] += one[a];
                 }
             }
             s
         })
         .collect();
+    // Whether a line is bare does not depend on the axis.
+    let bare: Vec<bool> = f.lines.iter().map(|l| is_bare(&l.text)).collect();
     let mut out = Vec::new();
     for (axis, id) in AXIS_IDS.iter().enumerate() {
         if !axes.contains(&axis) {
@@ -189,12 +201,10 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
             let strength = strengths[li][axis];
             candidates.push(Candidate {
                 strength,
-                file: f.files[line.file].clone(),
-                line: Some(line.line),
+                line: li,
                 place: (line.file, line.line, line.removed),
-                bare: is_bare(&line.text),
+                bare: bare[li],
                 elsewhere: in_tests[line.file] != tests_axis,
-                note: describe(axis, line, line.partner.map(|p| &f.lines[p])),
             });
         }
         // Lines that say something first (a lone `}` or `):` names no change the agent could
@@ -215,17 +225,22 @@ pub fn collect(model: &Model<'_>, f: &Features, scored: &Scored, axes: &[usize])
             if c.strength <= 0.0 && !seen.is_empty() {
                 break;
             }
+            if seen.contains(&c.place) {
+                continue;
+            }
+            let line = &f.lines[c.line];
+            let note = describe(axis, line, line.partner.map(|p| &f.lines[p]));
             // Both sides of a modification say the same; once is enough.
-            if seen.contains(&c.place) || said.contains(&c.note) {
+            if said.contains(&note) {
                 continue;
             }
             seen.push(c.place);
-            said.push(c.note.clone());
+            said.push(note.clone());
             out.push(Evidence {
                 axis,
-                file: c.file,
-                line: c.line,
-                note: c.note,
+                file: f.files[line.file].clone(),
+                line: Some(line.line),
+                note,
             });
         }
     }
@@ -327,7 +342,7 @@ pub fn describe(axis: usize, line: &LineInfo, partner: Option<&LineInfo>) -> Str
     let toks = tokens::tokenize(&line.text);
     let has_word = |words: &[&str]| {
         toks.iter()
-            .any(|t| t.kind == TokenKind::Word && words.contains(&t.text.as_str()))
+            .any(|t| t.kind == TokenKind::Word && words.contains(&&*t.text))
     };
     match (kind, line.removed) {
         (Some(k @ (Kind::Header | Kind::Cookie)), removed) => {
@@ -404,9 +419,12 @@ fn callee(text: &str) -> Option<&str> {
             (None, b'"' | b'\'' | b'`') => quote = Some(b),
             (None, b'(') => {
                 if depth == 0 {
+                    // Just after the last character that is not part of a name (which may
+                    // take more than one byte).
                     let name_start = text[..i]
-                        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-                        .map_or(0, |at| at + 1);
+                        .char_indices()
+                        .rfind(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+                        .map_or(0, |(at, c)| at + c.len_utf8());
                     let name = &text[name_start..i];
                     let keyword = matches!(
                         name,
@@ -461,7 +479,7 @@ const GUARD_WORDS: &[&str] = &[
 
 /// Whether a line reads as a check: a condition, a comparison or negation, an error raised,
 /// an assertion or validation, or a call named for a guard ([`GUARD_WORDS`]).
-fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token]) -> bool {
+fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token<'_>]) -> bool {
     let checks = [
         Kind::Condition,
         Kind::Comparison,
@@ -475,7 +493,7 @@ fn is_guard(line_kinds: kinds::Kinds, toks: &[tokens::Token]) -> bool {
     checks.iter().any(|k| line_kinds & k.bit() != 0)
         || toks
             .iter()
-            .any(|t| t.kind == TokenKind::Word && GUARD_WORDS.contains(&t.text.as_str()))
+            .any(|t| t.kind == TokenKind::Word && GUARD_WORDS.contains(&&*t.text))
 }
 
 /// The line in backticks, short enough to read.
@@ -585,6 +603,9 @@ mod tests {
         assert_eq!(callee("if (a) {"), None);
         assert_eq!(callee("} else if(ready(x)) {"), None);
         assert_eq!(callee("let x = 1;"), None);
+        // A name after a character of several bytes that is no part of a name.
+        assert_eq!(callee("x = ¥load(p)"), Some("load"));
+        assert_eq!(callee("\u{3347a}("), None);
         let l = line("db.audit().record(caller.id, \"delete_user\", id)?;", true);
         assert!(describe(0, &l, None).starts_with("a call to `record` was removed: "));
     }

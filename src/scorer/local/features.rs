@@ -64,32 +64,96 @@ impl Features {
     }
 }
 
-/// FNV-1a over a namespace, a separator and a text.
-fn bucket(namespace: &str, text: &str) -> u32 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in namespace
-        .bytes()
-        .chain(std::iter::once(0x1f))
-        .chain(text.bytes())
-    {
+/// FNV-1a of `bytes`, going on from the state `h`.
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    (h % DIM as u64) as u32
+    h
 }
+
+/// A feature namespace: FNV-1a's state after the namespace's pieces and the separator.
+/// Features hash their text on from it piece by piece, so no namespaced string is ever
+/// formatted for a feature.
+#[derive(Debug, Clone, Copy)]
+struct Namespace(u64);
+
+impl Namespace {
+    /// The namespace spelled by `pieces` in order.
+    fn of(pieces: &[&str]) -> Namespace {
+        let h = pieces
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325, |h, p| fnv(h, p.as_bytes()));
+        Namespace(fnv(h, &[0x1f]))
+    }
+
+    /// The bucket of the text spelled by `pieces` in order.
+    fn bucket(self, pieces: &[&str]) -> u32 {
+        let h = pieces.iter().fold(self.0, |h, p| fnv(h, p.as_bytes()));
+        (h % DIM as u64) as u32
+    }
+}
+
+/// FNV-1a over a namespace, a separator and a text.
+fn bucket(namespace: &str, text: &str) -> u32 {
+    Namespace::of(&[namespace]).bucket(&[text])
+}
+
+/// The hasher of the scorer's own maps: a bucket index (a hash already) is spread by one
+/// multiplication, a word hashed by FNV-1a. SipHash's defence against chosen keys buys
+/// nothing in a process that reads one diff, and costs a start-up budget measured in
+/// milliseconds.
+#[derive(Default)]
+pub(super) struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = fnv(self.0, bytes);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map with [`QuickHasher`].
+pub(super) type QuickMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<QuickHasher>>;
+
+type BucketMap<V> = QuickMap<u32, V>;
 
 /// Counts per bucket, in two blocks.
 #[derive(Default)]
 struct Counts {
-    text: HashMap<u32, u32>,
-    shape: HashMap<u32, f32>,
+    text: BucketMap<u32>,
+    shape: BucketMap<f32>,
 }
 
 impl Counts {
-    fn text(&mut self, namespace: &str, text: &str) -> u32 {
-        let b = bucket(namespace, text);
-        *self.text.entry(b).or_insert(0) += 1;
+    /// Counts sized for a unit of `lines` changed lines (a few dozen texts each), so the
+    /// maps are not grown step by step.
+    fn for_lines(lines: usize) -> Counts {
+        let text = (lines * 32).min(DIM);
+        Counts {
+            text: BucketMap::with_capacity_and_hasher(text, Default::default()),
+            shape: BucketMap::with_capacity_and_hasher(32, Default::default()),
+        }
+    }
+
+    /// Counts the text spelled by `pieces` in namespace `ns`; returns its bucket.
+    fn text(&mut self, ns: Namespace, pieces: &[&str]) -> u32 {
+        let b = ns.bucket(pieces);
+        self.count(b);
         b
+    }
+
+    /// Counts one more text in bucket `b`.
+    fn count(&mut self, b: u32) {
+        *self.text.entry(b).or_insert(0) += 1;
     }
 
     fn shape(&mut self, namespace: &str, text: &str, value: f32) {
@@ -175,7 +239,12 @@ pub fn extract_files_in(files: &[FileDiff<'_>], context: &detect::Context) -> Fe
         files: files.iter().map(|f| f.path.clone()).collect(),
         ..Features::default()
     };
-    let mut counts = Counts::default();
+    let changed = files
+        .iter()
+        .flat_map(|f| f.hunks.iter().flat_map(|h| &h.lines))
+        .filter(|l| l.changed)
+        .count();
+    let mut counts = Counts::for_lines(changed);
     out.findings = detect::find_in(files, context);
     for f in &out.findings {
         counts.shape("det", f.rule.name(), 1.0);
@@ -217,23 +286,33 @@ fn hunk_features(
     tally: &mut Tally,
 ) {
     let role = role_code(file.role);
-    let mut lost: BTreeMap<String, usize> = BTreeMap::new();
-    let mut gained: BTreeMap<String, usize> = BTreeMap::new();
-    // The changed lines of this hunk, for pairing removed with added lines.
-    let mut sides: [Vec<(usize, Vec<Token>, Kinds)>; 2] = [Vec::new(), Vec::new()];
-    let mut any = false;
-    let context_words = context_words(hunk);
-    let context_ns = format!("c{role}");
-    for (li, line) in hunk.lines.iter().enumerate() {
-        // Prose says what a change is for, not what it does: a changelog line that
-        // names the fix would teach the model words, not code. Docs count by shape.
-        if !line.changed || out.lines.len() >= MAX_LINES || file.role == Role::Docs {
-            if line.changed && file.role == Role::Docs {
-                tally.roles_changed[Role::Docs as usize] = true;
-            }
-            continue;
+    // Prose says what a change is for, not what it does: a changelog line that names the
+    // fix would teach the model words, not code. Docs count by shape.
+    if file.role == Role::Docs {
+        if hunk.lines.iter().any(|l| l.changed) {
+            tally.roles_changed[Role::Docs as usize] = true;
         }
-        any = true;
+        return;
+    }
+    // The changed lines read (up to the payload's budget), each tokenized once.
+    let read: Vec<(usize, Vec<Token<'_>>)> = hunk
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.changed)
+        .take(MAX_LINES.saturating_sub(out.lines.len()))
+        .map(|(li, l)| (li, tokens::tokenize(l.text)))
+        .collect();
+    if read.is_empty() {
+        return;
+    }
+    let mut lost: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut gained: BTreeMap<&str, usize> = BTreeMap::new();
+    // The changed lines of this hunk, for pairing removed with added lines.
+    let mut sides: [Vec<(usize, &[Token<'_>], Kinds)>; 2] = [Vec::new(), Vec::new()];
+    let context_words = context_words(hunk, Namespace::of(&["c", role]));
+    for (li, toks) in &read {
+        let (li, line) = (*li, &hunk.lines[*li]);
         let is_removed = line.kind == LineKind::Removed;
         let side = if is_removed { "-" } else { "+" };
         if is_removed {
@@ -244,10 +323,9 @@ fn hunk_features(
             tally.test_added += usize::from(file.role == Role::Test);
         }
         tally.roles_changed[file.role as usize] = true;
-        let toks = tokens::tokenize(line.text);
-        let line_kinds = kinds::of(&toks, matches!(file.role, Role::Config));
-        let mut raised = Vec::new();
-        line_features(side, role, &toks, line_kinds, counts, &mut raised);
+        let line_kinds = kinds::of(toks, matches!(file.role, Role::Config));
+        let mut raised = Vec::with_capacity(2 * toks.len() + 8);
+        line_features(side, role, toks, line_kinds, counts, &mut raised);
         let index = out.lines.len();
         for t in toks.iter().filter(|t| {
             matches!(
@@ -256,14 +334,14 @@ fn hunk_features(
             )
         }) {
             let bag = if is_removed { &mut lost } else { &mut gained };
-            bag.entry(t.text.clone()).or_insert(index);
+            bag.entry(&*t.text).or_insert(index);
         }
         // Words of the context lines around the change.
         let lo = li.saturating_sub(CONTEXT);
         let hi = (li + CONTEXT + 1).min(hunk.lines.len());
         for words in context_words[lo..hi].iter().flatten() {
-            for w in words {
-                counts.text(&context_ns, w);
+            for &b in words {
+                counts.count(b);
             }
         }
         out.lines.push(LineInfo {
@@ -276,9 +354,6 @@ fn hunk_features(
         });
         out.line_buckets.push(raised);
         sides[usize::from(!is_removed)].push((index, toks, line_kinds));
-    }
-    if !any {
-        return;
     }
     let [removed_lines, added_lines] = &sides;
     let pairs = edits(
@@ -301,20 +376,20 @@ fn hunk_features(
 fn hunk_summary(
     role: &str,
     hunk: &Hunk<'_>,
-    lost: &BTreeMap<String, usize>,
-    gained: &BTreeMap<String, usize>,
+    lost: &BTreeMap<&str, usize>,
+    gained: &BTreeMap<&str, usize>,
     counts: &mut Counts,
     out: &mut Features,
 ) {
     for (word, &at) in lost {
         if !gained.contains_key(word) {
-            let b = counts.text(&format!("L{role}"), word);
+            let b = counts.text(Namespace::of(&["L", role]), &[word]);
             out.line_buckets[at].push(b);
         }
     }
     for (word, &at) in gained {
         if !lost.contains_key(word) {
-            let b = counts.text(&format!("G{role}"), word);
+            let b = counts.text(Namespace::of(&["G", role]), &[word]);
             out.line_buckets[at].push(b);
         }
     }
@@ -328,21 +403,21 @@ fn hunk_summary(
         .iter()
         .filter(|t| t.kind == TokenKind::Word)
     {
-        counts.text("h", &t.text);
+        counts.text(Namespace::of(&["h"]), &[&t.text]);
     }
 }
 
-/// Each context line's words, read once (a line is context for up to six changes); `None`
-/// for the changed lines.
-fn context_words(hunk: &Hunk<'_>) -> Vec<Option<Vec<String>>> {
+/// Each context line's words as buckets of namespace `ns`, read once (a line is context for
+/// up to six changes); `None` for the changed lines.
+fn context_words(hunk: &Hunk<'_>, ns: Namespace) -> Vec<Option<Vec<u32>>> {
     hunk.lines
         .iter()
         .map(|l| {
             (l.kind == LineKind::Context).then(|| {
                 tokens::tokenize(l.text)
-                    .into_iter()
+                    .iter()
                     .filter(|t| t.kind == TokenKind::Word)
-                    .map(|t| t.text)
+                    .map(|t| ns.bucket(&[&t.text]))
                     .collect()
             })
         })
@@ -417,15 +492,18 @@ fn vectorize(counts: &Counts, out: &mut Features) {
         .collect();
     text.sort_unstable_by_key(|p| p.0);
     let norm = text.iter().map(|p| p.1 * p.1).sum::<f32>().sqrt().max(1.0);
-    let mut values: BTreeMap<u32, f32> = text.into_iter().map(|(b, v)| (b, v / norm)).collect();
+    let mut values: Vec<(u32, f32)> = text.into_iter().map(|(b, v)| (b, v / norm)).collect();
+    // Each shape bucket once, added to the text value it shares a bucket with (if any).
     for (&b, &v) in &counts.shape {
         if v != 0.0 {
-            *values.entry(b).or_insert(0.0) += v.min(3.0);
+            match values.binary_search_by_key(&b, |p| p.0) {
+                Ok(at) => values[at].1 += v.min(3.0),
+                Err(at) => values.insert(at, (b, v.min(3.0))),
+            }
         }
     }
-    let pairs: Vec<(u32, f32)> = values.into_iter().collect();
-    out.index = pairs.iter().map(|p| p.0).collect();
-    out.value = pairs.iter().map(|p| p.1).collect();
+    out.index = values.iter().map(|p| p.0).collect();
+    out.value = values.iter().map(|p| p.1).collect();
 }
 
 /// Path words, language and role of a changed file.
@@ -451,32 +529,47 @@ fn file_features(file: &FileDiff<'_>, counts: &mut Counts) {
     for part in file.path.split('/') {
         let stem = part.split('.').next().unwrap_or(part);
         for word in tokens::split_words(stem) {
-            counts.text("p", &word);
+            counts.text(Namespace::of(&["p"]), &[&word]);
         }
     }
 }
 
 /// The significant tokens of a line, as feature texts.
-fn significant(toks: &[Token]) -> Vec<&str> {
+fn significant<'t>(toks: &'t [Token<'_>]) -> Vec<&'t str> {
     toks.iter()
         .filter_map(|t| match t.kind {
-            TokenKind::Word | TokenKind::StrWord => Some(t.text.as_str()),
+            TokenKind::Word | TokenKind::StrWord => Some(&*t.text),
             TokenKind::Number => Some(number_class(&t.text)),
-            TokenKind::Op if significant_op(&t.text) => Some(t.text.as_str()),
+            TokenKind::Op if significant_op(&t.text) => Some(&*t.text),
             _ => None,
         })
         .collect()
 }
 
-/// Jaccard similarity of two lines' significant tokens.
+/// A line's significant tokens as a set: sorted, each once.
+fn token_set<'a>(sig: &[&'a str]) -> Vec<&'a str> {
+    let mut set = sig.to_vec();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// Jaccard similarity of two lines' significant tokens, each given as a [`token_set`]
+/// (made once per line, as a line is compared with every line on the other side).
 fn similarity(a: &[&str], b: &[&str]) -> f64 {
-    let a: std::collections::BTreeSet<&str> = a.iter().copied().collect();
-    let b: std::collections::BTreeSet<&str> = b.iter().copied().collect();
-    let union = a.union(&b).count();
+    let (mut i, mut j, mut both) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => (i, j, both) = (i + 1, j + 1, both + 1),
+        }
+    }
+    let union = a.len() + b.len() - both;
     if union == 0 {
         return 0.0;
     }
-    a.intersection(&b).count() as f64 / union as f64
+    both as f64 / union as f64
 }
 
 /// Most line comparisons made to pair one hunk's removed and added lines.
@@ -490,20 +583,22 @@ const MAX_PAIRINGS: usize = 2500;
 /// pairs (removed line, added line) as indices into the lines.
 fn edits(
     role: &str,
-    removed: &[(usize, Vec<Token>, Kinds)],
-    added: &[(usize, Vec<Token>, Kinds)],
+    removed: &[(usize, &[Token<'_>], Kinds)],
+    added: &[(usize, &[Token<'_>], Kinds)],
     counts: &mut Counts,
     line_buckets: &mut [Vec<u32>],
     totals: &mut [usize; 3],
 ) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
-    let r_sig: Vec<Vec<&str>> = removed.iter().map(|l| significant(&l.1)).collect();
-    let a_sig: Vec<Vec<&str>> = added.iter().map(|l| significant(&l.1)).collect();
+    let r_sig: Vec<Vec<&str>> = removed.iter().map(|l| significant(l.1)).collect();
+    let a_sig: Vec<Vec<&str>> = added.iter().map(|l| significant(l.1)).collect();
     let mut partner: Vec<Option<usize>> = vec![None; removed.len()];
     let mut taken = vec![false; added.len()];
     if removed.len() * added.len() <= MAX_PAIRINGS {
-        for (ri, r) in r_sig.iter().enumerate() {
-            let best = a_sig
+        let r_sets: Vec<Vec<&str>> = r_sig.iter().map(|s| token_set(s)).collect();
+        let a_sets: Vec<Vec<&str>> = a_sig.iter().map(|s| token_set(s)).collect();
+        for (ri, r) in r_sets.iter().enumerate() {
+            let best = a_sets
                 .iter()
                 .enumerate()
                 .filter(|(ai, _)| !taken[*ai])
@@ -521,14 +616,14 @@ fn edits(
         }
     }
     let mut emit = |line: usize, namespace: &str, text: &str| {
-        let b = counts.text(namespace, text);
+        let b = counts.text(Namespace::of(&[namespace, role]), &[text]);
         line_buckets[line].push(b);
     };
     for (ri, (line, _, kinds_r)) in removed.iter().enumerate() {
         let Some(ai) = partner[ri] else {
             totals[0] += 1;
             for k in kinds::iter(*kinds_r) {
-                emit(*line, &format!("P-{role}"), k.name());
+                emit(*line, "P-", k.name());
             }
             continue;
         };
@@ -536,13 +631,13 @@ fn edits(
         let (a_line, _, kinds_a) = &added[ai];
         pairs.push((*line, *a_line));
         for k in kinds::iter(kinds_r & !kinds_a) {
-            emit(*line, &format!("Mk-{role}"), k.name());
+            emit(*line, "Mk-", k.name());
         }
         for k in kinds::iter(kinds_a & !kinds_r) {
-            emit(*a_line, &format!("Mk+{role}"), k.name());
+            emit(*a_line, "Mk+", k.name());
         }
         for k in kinds::iter(kinds_r & kinds_a) {
-            emit(*line, &format!("M{role}"), k.name());
+            emit(*line, "M", k.name());
         }
         // Token multisets: what the modification took away and put in.
         let mut bag: BTreeMap<&str, i32> = BTreeMap::new();
@@ -563,13 +658,13 @@ fn edits(
                 .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
             only_names &= is_name;
             if *n > 0 {
-                emit(*line, &format!("Mt-{role}"), t);
+                emit(*line, "Mt-", t);
             } else {
-                emit(*a_line, &format!("Mt+{role}"), t);
+                emit(*a_line, "Mt+", t);
             }
         }
         if only_names {
-            emit(*line, &format!("Mrename{role}"), "");
+            emit(*line, "Mrename", "");
         }
     }
     for (ai, (line, _, kinds_a)) in added.iter().enumerate() {
@@ -578,7 +673,7 @@ fn edits(
         }
         totals[1] += 1;
         for k in kinds::iter(*kinds_a) {
-            emit(*line, &format!("P+{role}"), k.name());
+            emit(*line, "P+", k.name());
         }
     }
     pairs
@@ -588,14 +683,15 @@ fn edits(
 fn line_features(
     side: &str,
     role: &str,
-    toks: &[Token],
+    toks: &[Token<'_>],
     line_kinds: Kinds,
     counts: &mut Counts,
     raised: &mut Vec<u32>,
 ) {
-    let unigram = format!("u{side}{role}");
-    let bigram = format!("b{side}{role}");
-    let mut prev: Option<String> = None;
+    let unigram = |ns: &str| Namespace::of(&["u", side, role, ns]);
+    let (words, string_words, idents) = (unigram(""), unigram("s"), unigram("i"));
+    let bigram = Namespace::of(&["b", side, role]);
+    let mut prev: Option<&str> = None;
     for t in toks {
         let text: &str = match t.kind {
             TokenKind::Word | TokenKind::StrWord | TokenKind::Ident => &t.text,
@@ -606,29 +702,29 @@ fn line_features(
             }
         };
         let ns = match t.kind {
-            TokenKind::StrWord => "s",
-            TokenKind::Ident => "i",
-            _ => "",
+            TokenKind::StrWord => string_words,
+            TokenKind::Ident => idents,
+            _ => words,
         };
-        raised.push(counts.text(&format!("{unigram}{ns}"), text));
+        raised.push(counts.text(ns, &[text]));
         if t.kind != TokenKind::Ident {
-            if let Some(p) = &prev {
-                raised.push(counts.text(&bigram, &format!("{p} {text}")));
+            if let Some(p) = prev {
+                raised.push(counts.text(bigram, &[p, " ", text]));
             }
-            prev = Some(text.to_owned());
+            prev = Some(text);
         }
     }
-    let kind_ns = format!("k{side}{role}");
-    let pair_ns = format!("kk{side}{role}");
+    let kind_ns = Namespace::of(&["k", side, role]);
+    let pair_ns = Namespace::of(&["kk", side, role]);
     let list: Vec<Kind> = kinds::iter(line_kinds).collect();
     for (i, a) in list.iter().enumerate() {
-        raised.push(counts.text(&kind_ns, a.name()));
+        raised.push(counts.text(kind_ns, &[a.name()]));
         if PAIRED & a.bit() == 0 {
             continue;
         }
         for b in &list[i + 1..] {
             if PAIRED & b.bit() != 0 {
-                raised.push(counts.text(&pair_ns, &format!("{}&{}", a.name(), b.name())));
+                raised.push(counts.text(pair_ns, &[a.name(), "&", b.name()]));
             }
         }
     }

@@ -169,33 +169,52 @@ pub fn parse(diff: &str) -> Vec<FileDiff<'_>> {
 
 /// The line with all whitespace removed: moved or reformatted lines compare equal.
 pub fn normalize(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    let mut out = String::with_capacity(text.len());
+    for run in text.split(char::is_whitespace) {
+        out.push_str(run);
+    }
+    out
 }
 
 /// Sets each line's `changed` flag: a line carries a real change when it is not blank, not a
 /// comment, and its whitespace-free text does not appear on the other side of the payload
 /// (moved, re-indented, renamed files).
 pub fn mark_changed(files: &mut [FileDiff<'_>]) {
-    let mut added_norm: HashSet<String> = HashSet::new();
-    let mut removed_norm: HashSet<String> = HashSet::new();
-    for file in files.iter() {
-        for line in file.hunks.iter().flat_map(|h| &h.lines) {
-            match line.kind {
-                Kind::Added => added_norm.insert(normalize(line.text)),
-                Kind::Removed => removed_norm.insert(normalize(line.text)),
-                Kind::Context => false,
-            };
-        }
+    // Each changed line's whitespace-free text, in payload order, made once for both sets
+    // and for the lookups (trimming first would change nothing).
+    let norms: Vec<String> = files
+        .iter()
+        .flat_map(|f| f.hunks.iter().flat_map(|h| &h.lines))
+        .filter(|l| l.kind != Kind::Context)
+        .map(|l| normalize(l.text))
+        .collect();
+    let mut added_norm: HashSet<&str> = HashSet::new();
+    let mut removed_norm: HashSet<&str> = HashSet::new();
+    let changed = files
+        .iter()
+        .flat_map(|f| f.hunks.iter().flat_map(|h| &h.lines))
+        .filter(|l| l.kind != Kind::Context);
+    for (line, norm) in changed.zip(&norms) {
+        match line.kind {
+            Kind::Added => added_norm.insert(norm),
+            Kind::Removed => removed_norm.insert(norm),
+            Kind::Context => false,
+        };
     }
+    let mut norms = norms.iter();
     for file in files.iter_mut() {
         let mut flags = Vec::new();
         for line in file.hunks.iter().flat_map(|h| &h.lines) {
+            let norm = match line.kind {
+                Kind::Context => "",
+                Kind::Added | Kind::Removed => norms.next().map_or("", String::as_str),
+            };
             let t = line.text.trim();
             let real = !t.is_empty()
                 && !file.is_comment(t)
                 && match line.kind {
-                    Kind::Added => !removed_norm.contains(&normalize(t)),
-                    Kind::Removed => !added_norm.contains(&normalize(t)),
+                    Kind::Added => !removed_norm.contains(norm),
+                    Kind::Removed => !added_norm.contains(norm),
                     Kind::Context => false,
                 };
             flags.push(real);

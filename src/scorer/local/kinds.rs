@@ -5,6 +5,7 @@
 //! Kinds are features of the learned model and the words of its evidence: "a condition was
 //! removed", "`close()` is no longer called".
 
+use super::features::QuickMap;
 use super::tokens::{Token, TokenKind};
 
 /// A set of [`Kind`]s.
@@ -812,9 +813,9 @@ const WORDS: &[(Kind, &[&str])] = &[
 ];
 
 /// Word → kinds, built on first use (a few hundred entries).
-static WORD_KINDS: std::sync::LazyLock<std::collections::HashMap<&'static str, Kinds>> =
+static WORD_KINDS: std::sync::LazyLock<QuickMap<&'static str, Kinds>> =
     std::sync::LazyLock::new(|| {
-        let mut map = std::collections::HashMap::new();
+        let mut map = QuickMap::default();
         for (kind, words) in WORDS {
             for word in *words {
                 *map.entry(*word).or_insert(0) |= kind.bit();
@@ -829,7 +830,7 @@ pub fn word_kind(w: &str) -> Kinds {
 }
 
 /// The kinds of a line from its tokens; `config` says the line is in a configuration file.
-pub fn of(tokens: &[Token], config: bool) -> Kinds {
+pub fn of(tokens: &[Token<'_>], config: bool) -> Kinds {
     use Kind as K;
     let mut kinds: Kinds = 0;
     let mut has_number = false;
@@ -843,7 +844,7 @@ pub fn of(tokens: &[Token], config: bool) -> Kinds {
             TokenKind::Word | TokenKind::Ident => kinds |= word_kind(&t.text),
             TokenKind::StrWord => {
                 has_string = true;
-                match t.text.as_str() {
+                match &*t.text {
                     "authorization" | "auth" | "proxy" | "bearer" | "forwarded" | "origin"
                     | "referer" | "host" | "location" | "content" | "accept" => {
                         kinds |= K::Header.bit()
@@ -859,7 +860,7 @@ pub fn of(tokens: &[Token], config: bool) -> Kinds {
                     big_number = true;
                 }
             }
-            TokenKind::Op => match t.text.as_str() {
+            TokenKind::Op => match &*t.text {
                 "==" | "!=" | "===" | "!==" | "<" | ">" | "<=" | ">=" | "<=>" => {
                     kinds |= K::Comparison.bit()
                 }

@@ -6,6 +6,8 @@
 //! `is`, `admin`; `HTTPHeader` → `http`, `header`), so the same idea reads the same in Go,
 //! Python, Java or Ruby.
 
+use std::borrow::Cow;
+
 /// What a token is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenKind {
@@ -21,11 +23,12 @@ pub enum TokenKind {
     Op,
 }
 
-/// One token of a line.
+/// One token of a line. Its text is borrowed from the line where the line already spells it
+/// (operators, names already in lower case), so most tokens cost no allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Token {
+pub struct Token<'a> {
     pub kind: TokenKind,
-    pub text: String,
+    pub text: Cow<'a, str>,
 }
 
 /// String literals longer than this contribute no words (data, not names).
@@ -41,10 +44,11 @@ const OPERATORS: &[&str] = &[
 ];
 
 /// The tokens of `line`.
-pub fn tokenize(line: &str) -> Vec<Token> {
+pub fn tokenize(line: &str) -> Vec<Token<'_>> {
     let line = clip(line, MAX_LINE);
     let bytes = line.as_bytes();
-    let mut out = Vec::new();
+    // About one token for every few bytes of code: grown once or never.
+    let mut out = Vec::with_capacity(line.len() / 3 + 1);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -77,14 +81,14 @@ pub fn tokenize(line: &str) -> Vec<Token> {
             }
             out.push(Token {
                 kind: TokenKind::Number,
-                text: line[start..i].to_ascii_lowercase(),
+                text: ascii_lowered(&line[start..i]),
             });
         } else if b == b'"' || b == b'\'' || b == b'`' {
             let (body_end, end) = string_end(bytes, i);
             let body = &line[i + 1..body_end];
             out.push(Token {
                 kind: TokenKind::Op,
-                text: "\"".into(),
+                text: Cow::Borrowed("\""),
             });
             if body.len() <= MAX_STRING_WORDS {
                 string_words(body, &mut out);
@@ -95,18 +99,19 @@ pub fn tokenize(line: &str) -> Vec<Token> {
             // are not read as arithmetic nor its type's words as the code's own names.
             out.push(Token {
                 kind: TokenKind::Word,
-                text: "redacted".into(),
+                text: Cow::Borrowed("redacted"),
             });
             i += len;
         } else {
             let rest = &line[i..];
+            // Only an operator that starts with this byte can match here.
             let op = OPERATORS
                 .iter()
-                .find(|op| rest.starts_with(*op))
+                .find(|op| op.as_bytes()[0] == b && rest.starts_with(*op))
                 .map_or_else(|| &rest[..char_len(rest)], |op| &rest[..op.len()]);
             out.push(Token {
                 kind: TokenKind::Op,
-                text: op.to_owned(),
+                text: Cow::Borrowed(op),
             });
             i += op.len();
         }
@@ -158,33 +163,52 @@ fn string_end(bytes: &[u8], start: usize) -> (usize, usize) {
 }
 
 /// The words of a string literal: header names, keys, messages.
-fn string_words(body: &str, out: &mut Vec<Token>) {
+fn string_words<'a>(body: &'a str, out: &mut Vec<Token<'a>>) {
     for part in body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-        for word in split_words(part) {
+        each_word(part, |word| {
             if word.len() > 1 && !word.bytes().all(|b| b.is_ascii_digit()) {
                 out.push(Token {
                     kind: TokenKind::StrWord,
                     text: word,
                 });
             }
-        }
+        });
     }
 }
 
-/// An identifier as its words, plus the whole name when it has several.
-fn identifier(name: &str, out: &mut Vec<Token>) {
-    let words = split_words(name);
-    if words.len() > 1 {
-        out.push(Token {
-            kind: TokenKind::Ident,
-            text: name.to_ascii_lowercase(),
-        });
-    }
-    for word in words {
+/// An identifier as its words, plus the whole name (first) when it has several.
+fn identifier<'a>(name: &'a str, out: &mut Vec<Token<'a>>) {
+    let at = out.len();
+    each_word(name, |word| {
         out.push(Token {
             kind: TokenKind::Word,
             text: word,
         });
+    });
+    if out.len() - at > 1 {
+        let whole = Token {
+            kind: TokenKind::Ident,
+            text: ascii_lowered(name),
+        };
+        out.insert(at, whole);
+    }
+}
+
+/// `text` with its ASCII capitals lowered; borrowed when it has none.
+fn ascii_lowered(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// `text` lower-cased; borrowed when that changes nothing (ASCII without capitals).
+fn lowered(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        ascii_lowered(text)
+    } else {
+        Cow::Owned(text.to_lowercase())
     }
 }
 
@@ -192,26 +216,35 @@ fn identifier(name: &str, out: &mut Vec<Token>) {
 /// the last word (`save!`).
 pub fn split_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
+    each_word(name, |word| words.push(word.into_owned()));
+    words
+}
+
+/// Hands each word of `name` to `f`, in order, as [`split_words`] cuts them.
+fn each_word<'a>(name: &'a str, mut f: impl FnMut(Cow<'a, str>)) {
     for part in name.split(['_', '-', '.', '$']) {
-        let chars: Vec<char> = part.chars().collect();
+        // The part's characters with their byte offsets: a word is lower-cased straight from
+        // its slice of the part, without copying the part into characters first.
         let mut start = 0;
-        for i in 1..chars.len() {
-            let (prev, cur) = (chars[i - 1], chars[i]);
-            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-            let boundary = (prev.is_lowercase() && cur.is_uppercase())
-                || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
-                || (prev.is_ascii_digit() && cur.is_uppercase());
+        let mut chars = part.char_indices().peekable();
+        let mut prev: Option<char> = None;
+        while let Some((i, cur)) = chars.next() {
+            let next_lower = chars.peek().is_some_and(|(_, c)| c.is_lowercase());
+            let boundary = prev.is_some_and(|prev| {
+                (prev.is_lowercase() && cur.is_uppercase())
+                    || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                    || (prev.is_ascii_digit() && cur.is_uppercase())
+            });
             if boundary {
-                words.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                f(lowered(&part[start..i]));
                 start = i;
             }
+            prev = Some(cur);
         }
-        if start < chars.len() {
-            words.push(chars[start..].iter().collect::<String>().to_lowercase());
+        if start < part.len() {
+            f(lowered(&part[start..]));
         }
     }
-    words.retain(|w| !w.is_empty());
-    words
 }
 
 #[cfg(test)]
@@ -219,7 +252,10 @@ mod tests {
     use super::*;
 
     fn texts(line: &str) -> Vec<String> {
-        tokenize(line).into_iter().map(|t| t.text).collect()
+        tokenize(line)
+            .into_iter()
+            .map(|t| t.text.into_owned())
+            .collect()
     }
 
     #[test]

@@ -5,26 +5,19 @@ use super::*;
 
 /// Language-specific risks that need a line and its neighbours: each returns the rules the
 /// changed line `i` raises.
-pub(super) fn language_risks(
-    new: &[SideLine<'_>],
-    i: usize,
-    raw: &str,
-    code: &str,
-    dialect: Dialect,
-) -> Vec<Rule> {
+pub(super) fn language_risks(at: &NewLine<'_>) -> Vec<Rule> {
     let mut out = Vec::new();
-    let lower = raw.to_ascii_lowercase();
     let line = LangLine {
-        new,
-        i,
-        raw,
-        code,
-        s: without_spaces(code),
-        full: without_spaces(&lower),
-        t: code.trim_start(),
-        lower,
+        new: at.new,
+        i: at.i,
+        raw: at.raw,
+        code: at.code,
+        s: at.squeezed,
+        full: at.full,
+        t: at.code.trim_start(),
+        lower: at.lower,
     };
-    match dialect {
+    match at.dialect {
         Dialect::Go => go_risks(&line, &mut out),
         Dialect::Php => php_risks(&line, &mut out),
         Dialect::Js => js_risks(&line, &mut out),
@@ -44,18 +37,18 @@ struct LangLine<'a> {
     raw: &'a str,
     code: &'a str,
     /// `raw` lower-cased.
-    lower: String,
+    lower: &'a str,
     /// `code` without whitespace.
-    s: String,
+    s: &'a str,
     /// `lower` (strings kept) without whitespace.
-    full: String,
+    full: &'a str,
     /// `code` without its indentation.
     t: &'a str,
 }
 
 /// Go: a secret struct field serialized; `text/template` (no HTML escaping) in a handler.
 fn go_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let full = &line.full;
+    let full = line.full;
     if secret_field_serialized(line.raw) {
         out.push(Rule::CredentialLogged);
     }
@@ -73,7 +66,7 @@ fn go_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
 
 /// PHP: unescaped output, silenced errors, backtick shell commands, classes named by a value.
 fn php_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let (lower, s, t) = (&line.lower, &line.s, line.t);
+    let (lower, s, t) = (line.lower, line.s, line.t);
     let with_double: String = single_quoted_removed(lower)
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -98,7 +91,7 @@ fn php_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
 
 /// JavaScript: a child process run on a built command; `require` of a computed module.
 fn js_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let s = &line.s;
+    let s = line.s;
     if js_exec_built(line.new, line.i, line.code) {
         out.push(Rule::CommandFromString);
     }
@@ -118,7 +111,7 @@ fn js_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
 /// Python: `shell=` set to anything true, SSH `exec_command`, a Jinja environment that does
 /// not escape.
 fn python_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let (new, i, s) = (line.new, line.i, &line.s);
+    let (new, i, s) = (line.new, line.i, line.s);
     let shell = s.split_once("shell=").is_some_and(|(before, v)| {
         !before.ends_with("_")
             && !before.ends_with("use")
@@ -157,7 +150,7 @@ fn python_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
 
 /// Ruby: `render inline:` of a value; `IO.read`-like calls that run a command on a `|`.
 fn ruby_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let (s, t) = (&line.s, line.t);
+    let (s, t) = (line.s, line.t);
     if s.contains("render")
         && (s.contains("inline:") || s.contains("'inline'=>") || s.contains(":inline=>"))
     {
@@ -183,7 +176,7 @@ fn ruby_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
 
 /// C#: request validation off, SQL sinks given a built string, token checks switched off.
 fn csharp_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let (new, i, s, full) = (line.new, line.i, &line.s, &line.full);
+    let (new, i, s, full) = (line.new, line.i, line.s, line.full);
     let validate_flag_off = full
         .split_once("[validateinput(")
         .map(|(_, r)| r.split(')').next().unwrap_or(""))
@@ -213,7 +206,7 @@ fn csharp_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
 /// Apex (read as Java): a callout to a plain-HTTP endpoint; an error message rendered
 /// unescaped.
 fn apex_risks(line: &LangLine<'_>, out: &mut Vec<Rule>) {
-    let (new, i, s, full) = (line.new, line.i, &line.s, &line.full);
+    let (new, i, s, full) = (line.new, line.i, line.s, line.full);
     if s.contains("setendpoint(") {
         let arg = s.split_once("setendpoint(").map_or("", |(_, r)| r);
         let var = arg.split([')', ',']).next().unwrap_or("");

@@ -397,6 +397,22 @@ fn following<'a>(lines: &[SideLine<'a>], at: usize, n: usize) -> Vec<&'a str> {
         .collect()
 }
 
+/// A line trimmed and lower-cased, and that again without string contents: made once per
+/// line of a hunk's side for every rule that reads the hunk.
+struct Lowered {
+    lower: String,
+    /// [`code_only`] of `lower`.
+    code: String,
+}
+
+impl Lowered {
+    fn of(text: &str) -> Lowered {
+        let lower = text.trim().to_ascii_lowercase();
+        let code = code_only(&lower);
+        Lowered { lower, code }
+    }
+}
+
 /// `lines` lower-cased and joined by `sep`: a window of code read as one text, so a rule can
 /// look for a setting or a close anywhere in it.
 fn lowered(lines: &[SideLine<'_>], sep: &str) -> String {
@@ -409,7 +425,7 @@ fn lowered(lines: &[SideLine<'_>], sep: &str) -> String {
 
 /// `text` without its whitespace, so `x = f( a )` and `x=f(a)` read alike.
 fn without_spaces(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    super::hunks::normalize(text)
 }
 
 /// `text` without string literals' contents (quotes kept), so a word inside a message does
@@ -424,8 +440,11 @@ pub(super) fn strings_removed(text: &str, quotes: &[char], kept: &[char]) -> Str
     let mut out = String::with_capacity(text.len());
     let mut quote: Option<char> = None;
     let mut escaped = false;
-    for c in text.chars() {
-        match quote {
+    // Where the run of characters kept since the last one dropped starts: runs are copied
+    // whole.
+    let mut run = 0;
+    for (at, c) in text.char_indices() {
+        let keep = match quote {
             Some(q) => {
                 if escaped {
                     escaped = false;
@@ -434,31 +453,34 @@ pub(super) fn strings_removed(text: &str, quotes: &[char], kept: &[char]) -> Str
                 } else if c == q {
                     quote = None;
                 }
-                if kept.contains(&q) || quote.is_none() {
-                    out.push(c);
-                }
+                kept.contains(&q) || quote.is_none()
             }
             None => {
                 if quotes.contains(&c) {
                     quote = Some(c);
                 }
-                out.push(c);
+                true
             }
+        };
+        if !keep {
+            out.push_str(&text[run..at]);
+            run = at + c.len_utf8();
         }
     }
+    out.push_str(&text[run..]);
     out
 }
 
 /// A line of code (string contents already removed) without its trailing comment.
 fn strip_comment(code: &str, dialect: Dialect) -> String {
-    let mut markers: Vec<&str> = vec![" //", "\t//", " /*"];
-    if matches!(
+    let markers: &[&str] = if matches!(
         dialect,
         Dialect::Python | Dialect::Ruby | Dialect::Shell | Dialect::Php | Dialect::Data
     ) {
-        markers.push(" #");
-        markers.push("\t#");
-    }
+        &[" //", "\t//", " /*", " #", "\t#"]
+    } else {
+        &[" //", "\t//", " /*"]
+    };
     let cut = markers.iter().filter_map(|m| code.find(m)).min();
     match cut {
         Some(at) => code[..at].to_owned(),
@@ -466,8 +488,34 @@ fn strip_comment(code: &str, dialect: Dialect) -> String {
     }
 }
 
+/// Whether `text` holds any of `needles`.
 fn any(text: &str, needles: &[&str]) -> bool {
-    needles.iter().any(|n| text.contains(n))
+    // A needle with two neighbouring bytes that are nowhere neighbours in the text cannot be
+    // in it: most of a long list is ruled out by that alone, before any search.
+    let pair = |a: u8, b: u8| (usize::from(a) * 67 + usize::from(b)) % 1024;
+    let mut held = [0u64; 16];
+    for w in text.as_bytes().windows(2) {
+        let p = pair(w[0], w[1]);
+        held[p / 64] |= 1 << (p % 64);
+    }
+    let fits = |n: &str| {
+        n.as_bytes().windows(2).all(|w| {
+            let p = pair(w[0], w[1]);
+            held[p / 64] & (1 << (p % 64)) != 0
+        })
+    };
+    needles.iter().any(|n| fits(n) && text.contains(n))
+}
+
+/// Whether `text`, lower-cased (ASCII), holds `needle`, without lower-casing a copy of it.
+fn contains_lowered(text: &str, needle: &str) -> bool {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    needle.is_empty()
+        || text.windows(needle.len()).any(|w| {
+            w.iter()
+                .zip(needle)
+                .all(|(a, b)| a.to_ascii_lowercase() == *b)
+        })
 }
 
 /// Whether `text` starts with any of `prefixes`.
@@ -711,14 +759,13 @@ fn safe_sql_piece(piece: &str) -> bool {
 }
 
 /// Names assigned an SQL statement literal in a run of lines (`query := "SELECT …"`).
-fn sql_variables(lines: &[SideLine<'_>]) -> Vec<String> {
+fn sql_variables(lines: &[Lowered]) -> Vec<String> {
     let mut out = Vec::new();
     for l in lines {
-        let lower = l.text.trim().to_ascii_lowercase();
-        if !sql_string(&lower) {
+        if !sql_string(&l.lower) {
             continue;
         }
-        for n in assigned_names(&code_only(&lower)) {
+        for n in assigned_names(&l.code) {
             if !out.contains(&n) {
                 out.push(n);
             }
@@ -729,8 +776,7 @@ fn sql_variables(lines: &[SideLine<'_>]) -> Vec<String> {
 
 /// A value appended to an SQL statement held in a variable (`query += x`,
 /// `query = query + x`, `$sql .= $x`), when the value is not a literal or a safe piece.
-fn sql_appended(code: &str, sql_vars: &[String]) -> bool {
-    let s = without_spaces(code);
+fn sql_appended(s: &str, sql_vars: &[String]) -> bool {
     sql_vars.iter().any(|v| {
         let v = v.as_str();
         let tail = s

@@ -7,19 +7,17 @@ use super::*;
 
 /// A check switched off: TLS certificates, SSH host keys, token signatures or lifetimes,
 /// CSRF protection (tried in that order; the first that fits names the rule).
-pub(super) fn verification_off(lower: &str, code: &str, dialect: Dialect) -> Option<Rule> {
-    let _ = code;
-    let full = without_spaces(lower);
-    if tls_verify_off(lower, &full, dialect) {
+pub(super) fn verification_off(lower: &str, full: &str, dialect: Dialect) -> Option<Rule> {
+    if tls_verify_off(lower, full, dialect) {
         return Some(Rule::TlsVerifyOff);
     }
-    if any(&full, HOST_KEY_OFF) || full.contains("stricthostkeychecking=no") {
+    if any(full, HOST_KEY_OFF) || full.contains("stricthostkeychecking=no") {
         return Some(Rule::HostKeyOff);
     }
-    if token_verify_off(&full, dialect) {
+    if token_verify_off(full, dialect) {
         return Some(Rule::TokenVerifyOff);
     }
-    if any(&full, CSRF_OFF) {
+    if any(full, CSRF_OFF) {
         return Some(Rule::CsrfOff);
     }
     None
@@ -158,10 +156,9 @@ const CSRF_OFF: &[&str] = &[
     "[ignoreantiforgerytoken",
 ];
 
-pub(super) fn permissions_widened(lower: &str, code: &str) -> bool {
-    let s = without_spaces(code);
+pub(super) fn permissions_widened(lower: &str, s: &str) -> bool {
     let mode_context = any(
-        &s,
+        s,
         &[
             "chmod",
             "mkdir",
@@ -178,7 +175,7 @@ pub(super) fn permissions_widened(lower: &str, code: &str) -> bool {
             "install(",
         ],
     );
-    let mode = if mode_context { file_mode(&s) } else { None };
+    let mode = if mode_context { file_mode(s) } else { None };
     let widened_mode =
         mode.is_some_and(|m| m & 0o002 != 0 || m & 0o070 == 0o070 || m & 0o007 == 0o007);
     let umask_off = s.contains("umask(0)")
@@ -390,13 +387,12 @@ const WEAK_CRYPTO_WORDS: &[&str] = &[
 ];
 
 /// Weak hashes, ciphers, modes, protocol versions, key sizes and KDF work factors.
-pub(super) fn weak_crypto(lower: &str, dialect: Dialect) -> bool {
+pub(super) fn weak_crypto(lower: &str, s: &str, dialect: Dialect) -> bool {
     if !any(lower, WEAK_CRYPTO_WORDS) {
         return false;
     }
-    let s = without_spaces(lower);
     if any(
-        &s,
+        s,
         &[
             "usedforsecurity=false",
             "checksum",
@@ -408,19 +404,19 @@ pub(super) fn weak_crypto(lower: &str, dialect: Dialect) -> bool {
         return false;
     }
     // Hashes and ciphers broken for security use.
-    let broken = any(&s, BROKEN_CIPHERS);
+    let broken = any(s, BROKEN_CIPHERS);
     // Protocol versions that are broken or deprecated.
-    let old_protocol = deprecated_protocol(&s, dialect);
+    let old_protocol = deprecated_protocol(s, dialect);
     // Hashing a password with a fast, broken hash.
     let password_hash = (s.contains("md5(") || s.contains("sha1("))
-        && any(&s, &["password", "passwd", "pass)", "secret"]);
+        && any(s, &["password", "passwd", "pass)", "secret"]);
     // `(SslProtocols)768`: a cast whose flags hold a whole weak protocol.
     let weak_cast = s.split_once("(sslprotocols)").is_some_and(|(_, r)| {
         let n: String = r.chars().take_while(char::is_ascii_digit).collect();
         n.parse::<u32>()
             .is_ok_and(|v| [12u32, 48, 192, 768].iter().any(|w| v & w == *w))
     });
-    broken || old_protocol || weak_cast || password_hash || small_key(&s) || few_iterations(&s)
+    broken || old_protocol || weak_cast || password_hash || small_key(s) || few_iterations(s)
 }
 
 /// Hashes, ciphers and modes broken for security use (without spaces, lower-cased).
@@ -580,7 +576,7 @@ fn deprecated_protocol(s: &str, dialect: Dialect) -> bool {
 pub(super) fn window_has(lines: &[SideLine<'_>], i: usize, needle: &str) -> bool {
     lines[i.saturating_sub(8)..lines.len().min(i + 8)]
         .iter()
-        .any(|l| l.text.to_ascii_lowercase().contains(needle))
+        .any(|l| contains_lowered(l.text, needle))
 }
 
 /// Whether `s` holds `word` not followed by more of an identifier (`tls` but not `tls12`).
@@ -981,8 +977,7 @@ fn csharp_deserialize(code: &str, new: &[SideLine<'_>], i: usize) -> bool {
 
 /// An error caught and ignored: an empty `catch`/`except`/`rescue` body, or one that only
 /// passes, continues or returns nothing.
-pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dialect) -> bool {
-    let squeezed = without_spaces(code);
+pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect: Dialect) -> bool {
     let next = following(new, i, 2);
     let first = next.first().copied().unwrap_or("");
     let empty_body = |close: &str| first == close || first.starts_with(close) && first.len() <= 3;
@@ -1013,7 +1008,7 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dia
         }
         Dialect::Js | Dialect::Java | Dialect::CSharp | Dialect::Php => {
             if any(
-                &squeezed,
+                squeezed,
                 &[
                     ".catch(()=>{})",
                     ".catch(function(){})",
@@ -1072,8 +1067,7 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dia
 }
 
 /// A result or error thrown away where the language makes it explicit.
-pub(super) fn discarded(code: &str, dialect: Dialect) -> bool {
-    let squeezed = without_spaces(code);
+pub(super) fn discarded(code: &str, squeezed: &str, dialect: Dialect) -> bool {
     let t = code.trim_start();
     match dialect {
         Dialect::Rust => {
@@ -1091,7 +1085,7 @@ pub(super) fn discarded(code: &str, dialect: Dialect) -> bool {
             (squeezed.starts_with("_=") || squeezed.starts_with("_,_="))
                 && squeezed.contains('(')
                 && !any(
-                    &squeezed,
+                    squeezed,
                     &[
                         "fmt.",
                         "append(",
@@ -1129,7 +1123,7 @@ pub(super) fn discarded(code: &str, dialect: Dialect) -> bool {
             let bare = !squeezed.contains('=') && !t.starts_with("return") && !t.starts_with("if");
             bare && squeezed.ends_with(';')
                 && any(
-                    &squeezed,
+                    squeezed,
                     &[
                         ".delete();",
                         ".mkdir();",
@@ -1224,13 +1218,12 @@ pub(super) fn go_unchecked_call(t: &str) -> bool {
 }
 
 /// A file, response or connection opened on a line of its own, with no close in sight.
-pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dialect) -> bool {
-    let squeezed = without_spaces(code);
+pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect: Dialect) -> bool {
     match dialect {
-        Dialect::Python => python_unclosed(new, i, &squeezed),
+        Dialect::Python => python_unclosed(new, i, squeezed),
         Dialect::Go => {
             let opened = any(
-                &squeezed,
+                squeezed,
                 &[
                     "os.open(",
                     "os.create(",
@@ -1244,11 +1237,11 @@ pub(super) fn unclosed(new: &[SideLine<'_>], i: usize, code: &str, dialect: Dial
             ) && squeezed.contains(":=");
             opened && !close_window(new, i).contains(".close()")
         }
-        Dialect::Java => opened_unscoped(new, i, &squeezed, JAVA_OPENERS, "try(", &[".close()"]),
+        Dialect::Java => opened_unscoped(new, i, squeezed, JAVA_OPENERS, "try(", &[".close()"]),
         Dialect::CSharp => opened_unscoped(
             new,
             i,
-            &squeezed,
+            squeezed,
             CSHARP_OPENERS,
             "using",
             &[".close()", "dispose()"],
@@ -1391,8 +1384,7 @@ fn python_task_dangling(
     spawns(squeezed) || unused_local
 }
 
-pub(super) fn lock_without_unlock(new: &[SideLine<'_>], i: usize, code: &str) -> bool {
-    let squeezed = without_spaces(code);
+pub(super) fn lock_without_unlock(new: &[SideLine<'_>], i: usize, squeezed: &str) -> bool {
     let receiver = squeezed
         .rsplit_once('.')
         .map_or("", |(r, _)| r)
@@ -1418,12 +1410,11 @@ pub(super) fn lock_without_unlock(new: &[SideLine<'_>], i: usize, code: &str) ->
     !window.contains("unlock") && !window.contains("release") && !window.contains("runlock")
 }
 
-pub(super) fn timeout_missing(code: &str, dialect: Dialect) -> bool {
-    let squeezed = without_spaces(code);
+pub(super) fn timeout_missing(squeezed: &str, dialect: Dialect) -> bool {
     match dialect {
         Dialect::Python => {
             any(
-                &squeezed,
+                squeezed,
                 &[
                     "requests.get(",
                     "requests.post(",

@@ -458,6 +458,10 @@ pub(super) fn is_test_annotation(t: &str) -> bool {
     let word_end = |rest: &str| {
         rest.is_empty() || rest.starts_with(['(', ']', ',', ' ', ')']) || rest.starts_with("]")
     };
+    // Every annotation below starts with one of these.
+    if !t.starts_with(['@', '[', '#']) {
+        return t.contains("@test") && (t.starts_with("/**") || t.starts_with('*'));
+    }
     for a in [
         "@Test",
         "@ParameterizedTest",
@@ -557,6 +561,18 @@ pub(super) fn first_literal(t: &str) -> Option<&str> {
 
 /// The test a line declares by itself, if it declares one.
 pub(super) fn test_decl(t: &str) -> Option<String> {
+    // Every declaration below starts with a letter or `[`.
+    if !t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '[') {
+        return None;
+    }
+    // Most lines differ from a prefix in its first byte: that is compared before the rest.
+    let after = |prefix: &str| {
+        if t.as_bytes().first() == prefix.as_bytes().first() {
+            t.strip_prefix(prefix)
+        } else {
+            None
+        }
+    };
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -564,7 +580,7 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
     };
     // Spock and Groovy: `def "does a thing"()`, `void "test a thing"()`.
     for prefix in ["def \"", "void \"", "def '"] {
-        if t.starts_with(prefix) {
+        if after(prefix).is_some() {
             return first_literal(t).map(norm_name).filter(|n| !n.is_empty());
         }
     }
@@ -579,7 +595,7 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
         "public function test",
         "function test",
     ] {
-        if let Some(rest) = t.strip_prefix(prefix) {
+        if let Some(rest) = after(prefix) {
             let name = ident(rest);
             return Some(norm_name(&format!("test{name}")));
         }
@@ -615,7 +631,7 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
         "TEST_CASE(",
         "SCENARIO(",
     ] {
-        if let Some(rest) = t.strip_prefix(call) {
+        if let Some(rest) = after(call) {
             if let Some(name) = first_literal(rest) {
                 return Some(norm_name(name)).filter(|n| !n.is_empty());
             }
@@ -623,13 +639,13 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
         }
     }
     // Data-driven cases: mypy-style `[case testName]`.
-    if let Some(rest) = t.strip_prefix("[case ") {
+    if let Some(rest) = after("[case ") {
         let name = rest.trim_end_matches(']').split('-').next().unwrap_or(rest);
         return Some(norm_name(name)).filter(|n| !n.is_empty());
     }
     // C test functions: `static void test_foo(void)`.
     for prefix in ["static void test", "static int test"] {
-        if let Some(rest) = t.strip_prefix(prefix) {
+        if let Some(rest) = after(prefix) {
             return Some(norm_name(&format!("test{}", ident(rest))));
         }
     }
@@ -641,7 +657,7 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
         "TEST_BEGIN(",
         "BOOST_AUTO_TEST_CASE(",
     ] {
-        if let Some(rest) = t.strip_prefix(mac) {
+        if let Some(rest) = after(mac) {
             let args = rest.split(')').next().unwrap_or(rest);
             return Some(norm_name(args)).filter(|n| !n.is_empty());
         }
@@ -1084,7 +1100,7 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
 fn focus_marker(l: &str, squeezed: &str) -> bool {
     SKIP_MARKER_FOCUS
         .iter()
-        .any(|f| l.starts_with(f) || l.contains(&format!(" {f}")) || l.contains(&format!("({f}")))
+        .any(|f| l.starts_with(f) || follows(l, f, b" ("))
         || squeezed.contains("focus:true")
         || squeezed.contains(",:focus")
         || l.starts_with("fit ")
@@ -1092,6 +1108,13 @@ fn focus_marker(l: &str, squeezed: &str) -> bool {
         || l.starts_with("fcontext ")
         || l.starts_with("fspecify ")
         || l.starts_with("fexample ")
+}
+
+/// Whether `text` holds `needle` right after one of the bytes `before`.
+fn follows(text: &str, needle: &str, before: &[u8]) -> bool {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    text.windows(needle.len() + 1)
+        .any(|w| before.contains(&w[0]) && &w[1..] == needle)
 }
 
 /// A function declaration or an import: a `skip` in its name or path is no marker.
