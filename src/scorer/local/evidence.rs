@@ -6,10 +6,11 @@
 use crate::pipeline::axes::{AXIS_COUNT, AXIS_IDS};
 use crate::scorer::Evidence;
 
-use super::features::{Features, LineInfo, QuickMap};
+use super::features::{Features, LineInfo};
 use super::hunks::{self, Role};
 use super::kinds::{self, Kind};
 use super::model::{Model, Scored};
+use super::quick::QuickMap;
 use super::tokens::{self, TokenKind};
 
 /// Evidence items kept per axis, strongest first.

@@ -8,11 +8,12 @@
 //! `1 + ln(count)`; the text block is scaled to unit length so a long diff does not weigh more
 //! than a short one, while the shape block keeps its values.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::detect::{self, Finding};
 use super::hunks::{FileDiff, Hunk, Kind as LineKind, Lang, Role};
 use super::kinds::{self, Kind, Kinds};
+use super::quick::{QuickMap, fnv};
 use super::tokens::{self, Token, TokenKind};
 
 /// Buckets of the hashed feature space.
@@ -64,15 +65,6 @@ impl Features {
     }
 }
 
-/// FNV-1a of `bytes`, going on from the state `h`.
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 /// A feature namespace: FNV-1a's state after the namespace's pieces and the separator.
 /// Features hash their text on from it piece by piece, so no namespaced string is ever
 /// formatted for a feature.
@@ -99,30 +91,6 @@ impl Namespace {
 fn bucket(namespace: &str, text: &str) -> u32 {
     Namespace::of(&[namespace]).bucket(&[text])
 }
-
-/// The hasher of the scorer's own maps: a bucket index (a hash already) is spread by one
-/// multiplication, a word hashed by FNV-1a. SipHash's defence against chosen keys buys
-/// nothing in a process that reads one diff, and costs a start-up budget measured in
-/// milliseconds.
-#[derive(Default)]
-pub(super) struct QuickHasher(u64);
-
-impl std::hash::Hasher for QuickHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        self.0 = fnv(self.0, bytes);
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-/// A map with [`QuickHasher`].
-pub(super) type QuickMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<QuickHasher>>;
 
 type BucketMap<V> = QuickMap<u32, V>;
 

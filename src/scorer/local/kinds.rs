@@ -5,7 +5,7 @@
 //! Kinds are features of the learned model and the words of its evidence: "a condition was
 //! removed", "`close()` is no longer called".
 
-use super::features::QuickMap;
+use super::quick::QuickMap;
 use super::tokens::{Token, TokenKind};
 
 /// A set of [`Kind`]s.

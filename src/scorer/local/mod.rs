@@ -35,6 +35,7 @@ pub mod features;
 pub mod hunks;
 mod kinds;
 pub mod model;
+mod quick;
 mod tokens;
 pub mod units;
 
