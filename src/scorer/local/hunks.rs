@@ -92,10 +92,40 @@ impl FileDiff<'_> {
             || t.starts_with("* ")
             || t == "*"
             || t.starts_with("*/")
-            || (self.lang.hash_comments() && t.starts_with('#') && !t.starts_with("#{"))
+            || (self.lang.hash_comments()
+                && t.starts_with('#')
+                && !t.starts_with("#{")
+                && !(self.lang == Lang::Other && preprocessor_directive(t)))
             || (self.lang == Lang::Sql && t.starts_with("--"))
             || (self.lang == Lang::Python && (t.starts_with("\"\"\"") || t.starts_with("'''")))
     }
+}
+
+/// A C-family preprocessor directive (`#if`, `#ifdef X`, `#endif`, `#include <x>`): code in
+/// C, C++, C#, Objective-C and Swift, not a comment.
+fn preprocessor_directive(t: &str) -> bool {
+    let word: String = t[1..]
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    let rest = &t[1..].trim_start()[word.len()..];
+    matches!(
+        word.as_str(),
+        "if" | "ifdef"
+            | "ifndef"
+            | "elif"
+            | "else"
+            | "endif"
+            | "define"
+            | "undef"
+            | "include"
+            | "import"
+            | "pragma"
+    ) && (rest.is_empty() || rest.starts_with([' ', '\t', '(', '<', '"', '!']))
+        && t.as_bytes()
+            .get(1)
+            .is_some_and(|c| !c.is_ascii_whitespace())
 }
 
 /// Splits a payload diff into files. Tolerates metadata-only sections and markers.
@@ -324,12 +354,15 @@ pub fn role_of(path: &str) -> Role {
     if matches!(ext, "md" | "markdown" | "rst" | "txt" | "adoc")
         || name.starts_with("license")
         || name.starts_with("changelog")
-        || dirs.contains(&"docs")
     {
         return Role::Docs;
     }
+    // A test under a `docs` package (`src/test/kotlin/io/x/docs/…Spec.kt`) is a test.
     if is_test_path(path) {
         return Role::Test;
+    }
+    if dirs.contains(&"docs") {
+        return Role::Docs;
     }
     if matches!(
         ext,
@@ -357,15 +390,39 @@ mod tests {
     }
 
     #[test]
+    fn preprocessor_directives_are_code_and_hash_comments_are_not() {
+        let file = |path: &str| parse_one(path);
+        let (swift, c, yml) = (file("Tests/A.swift"), file("src/a.c"), file("ci.yml"));
+        for (f, text, comment) in [
+            (&swift, "#if os(macOS)", false),
+            (&swift, "#endif", false),
+            (&c, "#include <stdio.h>", false),
+            (&c, "#ifndef A_H", false),
+            (&yml, "# if the job fails, retry", true),
+            (&yml, "#", true),
+        ] {
+            assert_eq!(f.is_comment(text), comment, "{} {text}", f.path);
+        }
+    }
+
+    fn parse_one(path: &str) -> FileDiff<'static> {
+        let diff = format!(
+            "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+        parse(Box::leak(diff.into_boxed_str())).remove(0)
+    }
+
+    #[test]
     fn roles() {
         for (role, paths) in [
             (Role::Source, "src/a.go db/migrate/1_x.rb"),
             (
                 Role::Test,
                 "src/a_test.go tests/test_x.py app/test_x.py src/ui/Badge.test.tsx \
-                src/test/java/com/x/FooTest.java spec/models/a_spec.rb",
+                src/test/java/com/x/FooTest.java spec/models/a_spec.rb \
+                src/test/kotlin/io/x/docs/streaming/FlowSpec.kt",
             ),
-            (Role::Docs, "README.md"),
+            (Role::Docs, "README.md docs/conf.py"),
             (Role::Manifest, "package.json requirements-dev.txt"),
             (Role::Config, "config/settings.yml"),
         ] {

@@ -9,6 +9,7 @@ pub(super) fn ci_file(
     push: &mut impl FnMut(Rule, u32, &str),
 ) {
     for hunk in &file.hunks {
+        let new = side(hunk, true);
         // What the hunk adds as configuration (comments left out) and as comments.
         let added: String = hunk
             .lines
@@ -35,7 +36,10 @@ pub(super) fn ci_file(
                 LineKind::Added => {
                     if ci_tolerant(&squeezed) {
                         push(Rule::CiTolerant, l.new_line, raw);
-                    } else if squeezed == "if:false" || squeezed == "if:${{false}}" {
+                    } else if squeezed == "if:false"
+                        || squeezed == "if:${{false}}"
+                        || condition_on_test_step(&new, l.new_line, &squeezed)
+                    {
                         push(Rule::CiTestStepRemoved, l.new_line, raw);
                     }
                 }
@@ -67,6 +71,37 @@ pub(super) fn ci_file(
             }
         }
     }
+}
+
+/// A condition added to a step that already ran tests (`if: github.ref == 'refs/heads/main'`
+/// above an unchanged `run: npm test`): where it does not hold, the tests stop running.
+fn condition_on_test_step(new: &[SideLine<'_>], line: u32, squeezed: &str) -> bool {
+    if !squeezed.starts_with("if:") && !squeezed.starts_with("-if:") {
+        return false;
+    }
+    let Some(at) = new.iter().position(|l| l.edited && l.line == line) else {
+        return false;
+    };
+    // The step's other lines: up to the next step (`- name:`, `- run:`, `- uses:`).
+    let step = new[at + 1..]
+        .iter()
+        .take_while(|l| !l.text.trim_start().starts_with("- "))
+        .take(6)
+        .chain(
+            new[..at]
+                .iter()
+                .rev()
+                .take_while(|l| !l.text.trim_start().starts_with("- "))
+                .take(6),
+        )
+        .chain(
+            new[..at]
+                .iter()
+                .rev()
+                .find(|l| l.text.trim_start().starts_with("- ")),
+        );
+    step.into_iter()
+        .any(|l| !l.changed && runs_tests(&without_spaces(&l.text.to_ascii_lowercase())))
 }
 
 /// A squeezed, lower-cased CI line that lets failures pass.

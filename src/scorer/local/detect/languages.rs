@@ -401,6 +401,16 @@ pub(super) fn php_silenced(code: &str) -> bool {
             && (k == 0 || matches!(b[k - 1], b' ' | b'(' | b'=' | b'!' | b',' | b'\t' | b'.'))
             && !code[k..].starts_with("@param")
             && !code[k..].starts_with("@return")
+            // `@trigger_error(…, E_USER_DEPRECATED)` is how PHP libraries deprecate.
+            && !code[k..].starts_with("@trigger_error")
+            // A silenced call whose result is tested (`if (@preg_match(…) > 0)`,
+            // `!@mkdir(…)`) reports its failure by that result.
+            && !{
+                let before = code[..k].trim_end();
+                ["if (", "if(", "||", "&&", "!", "while (", "while("]
+                    .iter()
+                    .any(|e| before.ends_with(e))
+            }
     })
 }
 

@@ -981,6 +981,14 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect:
     let next = following(new, i, 2);
     let first = next.first().copied().unwrap_or("");
     let empty_body = |close: &str| first == close || first.starts_with(close) && first.len() <= 3;
+    // A suppression a reviewer signed (`# pragma: no cover`, `# noqa`, `@SuppressWarnings`).
+    let raw = new[i].text.to_ascii_lowercase();
+    if ["pragma", "noqa", "nosec", "nolint", "@suppresswarnings"]
+        .iter()
+        .any(|w| raw.contains(w))
+    {
+        return false;
+    }
     match dialect {
         Dialect::Python => {
             let head = squeezed.starts_with("except") && squeezed.ends_with(':')
@@ -1041,6 +1049,11 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect:
             if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.') {
                 return false;
             }
+            // A named, specific exception ignored is usually the expected case (an
+            // `InterruptedException` on shutdown); a broad or untyped one hides every failure.
+            if dialect != Dialect::Js && !broad_catch(&raw) {
+                return false;
+            }
             let tail = &squeezed[at..];
             if tail.ends_with("{}") || tail.ends_with("{};") {
                 return true;
@@ -1064,6 +1077,37 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect:
         Dialect::Rust => false,
         _ => false,
     }
+}
+
+/// Whether a (lower-cased) `catch` clause catches everything: no type (`catch {`), or
+/// `Exception`, `Throwable`, `RuntimeException` or `Error` among its types.
+fn broad_catch(lower: &str) -> bool {
+    let Some(at) = lower.find("catch") else {
+        return false;
+    };
+    let rest = lower[at + 5..].trim_start();
+    let Some(inner) = rest.strip_prefix('(') else {
+        return true;
+    };
+    let inner = inner.split(')').next().unwrap_or(inner);
+    // `(IOException | Exception e)`: the types before the variable's name.
+    let words: Vec<&str> = inner
+        .split(|c: char| c.is_whitespace() || c == '|')
+        .filter(|w| !w.is_empty() && !w.starts_with('@') && *w != "final")
+        .collect();
+    let types = if words.len() > 1 {
+        &words[..words.len() - 1]
+    } else {
+        &words[..]
+    };
+    types.iter().any(|t| {
+        let t = t.trim_start_matches('\\');
+        let last = t.rsplit(['.', '\\']).next().unwrap_or(t);
+        matches!(
+            last,
+            "exception" | "throwable" | "runtimeexception" | "error"
+        )
+    })
 }
 
 /// A result or error thrown away where the language makes it explicit.

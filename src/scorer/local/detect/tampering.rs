@@ -17,9 +17,17 @@ pub(super) fn test_file(
         return;
     }
     tests.tests_lost(push);
+    // Skip markers removed anywhere in the file, by API: one added back was moved or had its
+    // condition or message changed.
+    let removed_markers: BTreeSet<String> = tests
+        .removed
+        .iter()
+        .filter(|r| skip_marker(r.text, &r.text.trim().to_ascii_lowercase()).is_some())
+        .map(|r| marker_api(r.text))
+        .collect();
     for hunk in &file.hunks {
         commented_out_tests(file, hunk, push);
-        added_markers(hunk, &tests.removed_names, push);
+        added_markers(hunk, &tests.removed_names, &removed_markers, push);
     }
     // Assertions inside removed tests are the test's business (deleted, moved or explained).
     let in_removed_tests: BTreeSet<usize> = (0..removed_decl.len())
@@ -128,8 +136,13 @@ impl<'a> TestFileChange<'a> {
         let lost = (0..self.removed_decl.len())
             .filter(|k| self.gone(*k))
             .count();
+        // Moved: most of its code (blank and comment lines aside) is added elsewhere.
+        let code: Vec<&&Line<'_>> = removed
+            .iter()
+            .filter(|l| !l.text.trim().is_empty() && !file.is_comment(l.text))
+            .collect();
         let moved = ctx.names.created_tests.contains(&file_stem(&file.path))
-            || removed.iter().filter(|l| l.changed).count() * 2 < removed.len();
+            || code.iter().filter(|l| l.changed).count() * 2 < code.len();
         // A file of cases (data-driven tests, fixtures a runner collects) counts when it held
         // a real amount of content; a file that declared tests counts when one is lost.
         let lower_path = file.path.to_ascii_lowercase();
@@ -211,6 +224,65 @@ fn commented_out_tests(
             push(Rule::TestSkipped, r.new_line, r.text);
         }
     }
+    if let Some(a) = renamed_out_of_the_suite(hunk).or_else(|| annotation_dropped(hunk)) {
+        push(Rule::TestSkipped, a.new_line, a.text);
+    }
+}
+
+/// A test renamed so the runner no longer collects it (`def test_parse` becomes
+/// `def XXX_parse` or `def _test_parse`, `func TestParse` becomes `func _TestParse`): the
+/// added declaration.
+fn renamed_out_of_the_suite<'a, 'b>(hunk: &'b Hunk<'a>) -> Option<&'b Line<'a>> {
+    let removed: Vec<String> = hunk
+        .lines
+        .iter()
+        .filter(|r| r.kind == LineKind::Removed && test_decl(r.text.trim()).is_some())
+        .filter_map(|r| declared_name(r.text))
+        .collect();
+    if removed.is_empty() {
+        return None;
+    }
+    hunk.lines.iter().find(|a| {
+        let t = a.text.trim();
+        a.kind == LineKind::Added
+            && test_decl(t).is_none()
+            && declared_name(t).is_some_and(|new| {
+                let new = new.to_ascii_lowercase();
+                removed.iter().any(|old| {
+                    let old = old.to_ascii_lowercase();
+                    let core = old.trim_start_matches("test").trim_start_matches('_');
+                    core.len() >= 4 && new != old && new.ends_with(core)
+                })
+            })
+    })
+}
+
+/// A test annotation removed while the method it marked stays (`@Test`, `#[test]`, `[Fact]`
+/// gone, nothing put in its place): the method is no longer a test. The kept declaration.
+fn annotation_dropped<'a, 'b>(hunk: &'b Hunk<'a>) -> Option<&'b Line<'a>> {
+    let adds_annotation = hunk
+        .lines
+        .iter()
+        .any(|a| a.kind == LineKind::Added && is_test_annotation(a.text.trim()));
+    if adds_annotation {
+        return None;
+    }
+    let old: Vec<&Line<'_>> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Added)
+        .collect();
+    old.windows(2).find_map(|w| {
+        let (r, next) = (w[0], w[1]);
+        let annotation = r.kind == LineKind::Removed
+            && r.changed
+            && is_test_annotation(r.text.trim())
+            && !r.text.contains('(');
+        let kept = next.kind == LineKind::Context
+            && method_name(next.text.trim()).is_some()
+            && !next.text.trim_start().starts_with(['@', '[', '#']);
+        (annotation && kept).then_some(next)
+    })
 }
 
 /// Handlers that catch a failed assertion (without spaces, lower-cased), so the test passes
@@ -234,6 +306,7 @@ const ASSERTION_CATCHES: &[&str] = &[
 fn added_markers(
     hunk: &Hunk<'_>,
     removed_names: &BTreeSet<&str>,
+    moved_markers: &BTreeSet<String>,
     push: &mut impl FnMut(Rule, u32, &str),
 ) {
     let new = side(hunk, true);
@@ -262,7 +335,8 @@ fn added_markers(
             let broadened = removed_markers
                 .iter()
                 .any(|old| old.is_subset(&added_words) && added_words.len() > old.len());
-            let replaced = rule == Rule::TestSkipped && removes_marker && !broadened;
+            let replaced = rule == Rule::TestSkipped && removes_marker && !broadened
+                || moved_markers.contains(&marker_api(raw));
             if !replaced && !in_new_test(&new, i, removed_names) {
                 push(rule, l.line, raw);
             }
@@ -279,7 +353,99 @@ fn added_markers(
         {
             push(Rule::AssertionLoosened, l.line, raw);
         }
+        if guards_existing_tests(&new, i, &lower) || returns_early(&new, i, &lower, removed_names) {
+            push(Rule::TestSkipped, l.line, raw);
+        }
     }
+}
+
+/// A skip marker's API: its text up to the first parenthesis, lower-cased, without spaces
+/// (`@unittest.skipunless`, `self.skiptest`).
+fn marker_api(text: &str) -> String {
+    let t = text.trim().to_ascii_lowercase();
+    hunks_normalize(t.split('(').next().unwrap_or(&t))
+}
+
+/// Whether added line `i` puts tests that ran always under a new condition: an `if`,
+/// `unless` or preprocessor `#if` whose body is existing tests (moved in, not rewritten), or
+/// Ruby's `end if …` / `end unless …` closing an existing block.
+fn guards_existing_tests(new: &[SideLine<'_>], i: usize, lower: &str) -> bool {
+    let t = lower.trim_start();
+    if t.starts_with("end if ") || t.starts_with("end unless ") {
+        return true;
+    }
+    let preprocessor = ["#if ", "#ifdef ", "#ifndef ", "#if("]
+        .iter()
+        .any(|p| t.starts_with(p));
+    if !(preprocessor || is_guard_line(t) || t.starts_with("if !") || t == "if 0:") {
+        return false;
+    }
+    // A branch (`} else {`) chooses between variants; it does not skip.
+    let branches = new[i + 1..].iter().any(|n| {
+        let t = n.text.trim_start();
+        n.changed && (t.starts_with("} else") || t.starts_with("else") || t.starts_with("#else"))
+    });
+    following_lines(new, i, 1).iter().any(|n| {
+        let body = n.text.trim();
+        if preprocessor {
+            // Under a preprocessor condition, untouched lines are inside it.
+            return !n.edited && !body.starts_with('#') && !branches;
+        }
+        !n.changed && n.edited && !branches && (test_decl(body).is_some() || suite_decl(body))
+    })
+}
+
+/// A suite or group of tests declared on one line (`describe('x', …`, `context "x" do`).
+fn suite_decl(t: &str) -> bool {
+    ["describe", "context", "suite", "feature"].iter().any(|w| {
+        t.strip_prefix(w)
+            .is_some_and(|rest| rest.starts_with(['(', ' ', '.']))
+    })
+}
+
+/// Whether added line `i`, inside a test the change keeps, returns early on a new condition:
+/// `if sys.platform == "win32": return`, `if (isCI) return;`, or a guard whose next line is a
+/// bare `return`. The rest of the test stops running where the condition holds.
+fn returns_early(
+    new: &[SideLine<'_>],
+    i: usize,
+    lower: &str,
+    removed_names: &BTreeSet<&str>,
+) -> bool {
+    let code = code_only(lower);
+    let t = code.trim_start();
+    let bare_return = |s: &str| {
+        let s = s.trim().trim_end_matches(';').trim_end();
+        matches!(
+            s,
+            "return" | "return nil" | "return null" | "return none" | "process.exit(0)"
+        )
+    };
+    let early = if is_guard_line(t) {
+        let same_line = t
+            .rsplit_once(':')
+            .map(|(_, r)| r)
+            .into_iter()
+            .chain(t.rsplit_once(')').map(|(_, r)| r))
+            .any(|r| bare_return(r.trim().trim_start_matches('{').trim_end_matches('}')));
+        same_line
+            || following_lines(new, i, 1)
+                .first()
+                .is_some_and(|n| n.changed && bare_return(&n.text.to_ascii_lowercase()))
+    } else {
+        false
+    };
+    early && !in_new_test(new, i, removed_names) && in_kept_test(new, i)
+}
+
+/// Whether line `i` sits in the body of a test declared on an unchanged line of the hunk.
+fn in_kept_test(new: &[SideLine<'_>], i: usize) -> bool {
+    let texts: Vec<&str> = new.iter().map(|l| l.text).collect();
+    declared_tests(&texts)
+        .iter()
+        .rev()
+        .find(|(d, _)| *d < i)
+        .is_some_and(|(d, _)| !new[*d].edited)
 }
 
 /// Removed, commented-out, loosened and rewritten assertions of one test file.
@@ -610,6 +776,8 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
         "fit(",
         "test(",
         "test.only(",
+        "test.concurrent(",
+        "it.concurrent(",
         "test.skip(",
         "test.todo(",
         "xtest(",
@@ -1092,7 +1260,8 @@ pub(super) fn skip_marker(raw: &str, lower: &str) -> Option<Rule> {
         || skip_attribute(&squeezed)
         || any(&squeezed, SKIP_MARKER_SET)
         || skip_statement(l)
-        || skip_call(&code);
+        || skip_call(&code)
+        || skip_chosen(&squeezed);
     skipped.then_some(Rule::TestSkipped)
 }
 
@@ -1216,6 +1385,31 @@ const SKIP_MARKER_SET: &[&str] = &[
     "enabled=false)",
     "skip:true,",
 ];
+
+/// A skipping variant picked by a condition: `(cond ? it : xit)(…)`,
+/// `const run = cond ? describe : describe.skip` (squeezed).
+fn skip_chosen(squeezed: &str) -> bool {
+    let b = squeezed.as_bytes();
+    squeezed.contains('?')
+        && [
+            "xit",
+            "xdescribe",
+            "xtest",
+            "xcontext",
+            "it.skip",
+            "test.skip",
+            "describe.skip",
+        ]
+        .iter()
+        .any(|w| {
+            squeezed.match_indices(w).any(|(at, _)| {
+                let before = at.checked_sub(1).map(|k| b[k]);
+                let after = b.get(at + w.len()).copied();
+                matches!(before, Some(b'?' | b':'))
+                    && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+            })
+        })
+}
 
 /// Ruby and RSpec statements: `skip "…"`, `pending`, `xit "…" do`.
 fn skip_statement(l: &str) -> bool {
