@@ -453,7 +453,7 @@ pub fn calibrate(data: &Data, raw: &[Option<Raw>], p: &Params) -> Calibration {
 
 /// How much a set's right selections weigh against its size in [`choose`]: each item weighs
 /// `1 / n^power`, so at 1 every set counts as one and at 0 every item does.
-pub const SET_WEIGHT_POWER: f64 = 0.5;
+pub const SET_WEIGHT_POWER: f64 = 0.75;
 
 /// What an item's values are made of: the model's per-axis scores (the highest over its
 /// units) and the detector rules its units found, as (axis, index into [`Rule::ALL`]).
