@@ -1391,11 +1391,22 @@ fn python_unclosed(new: &[SideLine<'_>], i: usize, squeezed: &str) -> bool {
         w.contains(&format!("{name}.close()"))
             || w.contains(&format!("with {name}"))
             || w.contains(&format!("closing({name})"))
-            || w.contains(&format!("return {name}"))
-            || w.contains(&format!("yield {name}"))
+            || hands_over(&w, &format!("return {name}"))
+            || hands_over(&w, &format!("yield {name}"))
             || w.contains(&format!("self.{name}"))
     };
     opens && !closed() || python_task_dangling(new, i, squeezed, &assigned, rhs)
+}
+
+/// Whether `w` holds `head` (`return f`) as a whole expression that hands the handle over
+/// (`return f`, `return f, n`), not a use of it (`return f.readline()`).
+fn hands_over(w: &str, head: &str) -> bool {
+    w.match_indices(head).any(|(at, _)| {
+        !w[at + head.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '(' | '['))
+    })
 }
 
 /// An asyncio task spawned and dropped, or kept in a local that nothing reads again: the
