@@ -978,17 +978,21 @@ fn csharp_deserialize(code: &str, new: &[SideLine<'_>], i: usize) -> bool {
 /// An error caught and ignored: an empty `catch`/`except`/`rescue` body, or one that only
 /// passes, continues or returns nothing.
 pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect: Dialect) -> bool {
+    // Unless a reviewer signed the suppression (`# pragma: no cover`, `# noqa`,
+    // `@SuppressWarnings`); read only for the few lines that swallow.
+    swallowed_as_written(new, i, squeezed, dialect) && {
+        let raw = new[i].text.to_ascii_lowercase();
+        !["pragma", "noqa", "nosec", "nolint", "@suppresswarnings"]
+            .iter()
+            .any(|w| raw.contains(w))
+    }
+}
+
+/// [`swallowed`], suppression comments aside.
+fn swallowed_as_written(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect: Dialect) -> bool {
     let next = following(new, i, 2);
     let first = next.first().copied().unwrap_or("");
     let empty_body = |close: &str| first == close || first.starts_with(close) && first.len() <= 3;
-    // A suppression a reviewer signed (`# pragma: no cover`, `# noqa`, `@SuppressWarnings`).
-    let raw = new[i].text.to_ascii_lowercase();
-    if ["pragma", "noqa", "nosec", "nolint", "@suppresswarnings"]
-        .iter()
-        .any(|w| raw.contains(w))
-    {
-        return false;
-    }
     match dialect {
         Dialect::Python => {
             let head = squeezed.starts_with("except") && squeezed.ends_with(':')
@@ -1051,7 +1055,7 @@ pub(super) fn swallowed(new: &[SideLine<'_>], i: usize, squeezed: &str, dialect:
             }
             // A named, specific exception ignored is usually the expected case (an
             // `InterruptedException` on shutdown); a broad or untyped one hides every failure.
-            if dialect != Dialect::Js && !broad_catch(&raw) {
+            if dialect != Dialect::Js && !broad_catch(&new[i].text.to_ascii_lowercase()) {
                 return false;
             }
             let tail = &squeezed[at..];

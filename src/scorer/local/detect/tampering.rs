@@ -17,17 +17,30 @@ pub(super) fn test_file(
         return;
     }
     tests.tests_lost(push);
-    // Skip markers removed anywhere in the file, by API: one added back was moved or had its
-    // condition or message changed.
-    let removed_markers: BTreeSet<String> = tests
-        .removed
+    // The skip and focus markers each hunk removes, read once.
+    let removed_markers: Vec<Vec<(&str, Rule)>> = file
+        .hunks
         .iter()
-        .filter(|r| skip_marker(r.text, &r.text.trim().to_ascii_lowercase()).is_some())
-        .map(|r| marker_api(r.text))
+        .map(|h| {
+            h.lines
+                .iter()
+                .filter(|r| r.kind == LineKind::Removed)
+                .filter_map(|r| {
+                    skip_marker(r.text, &r.text.trim().to_ascii_lowercase()).map(|m| (r.text, m))
+                })
+                .collect()
+        })
         .collect();
-    for hunk in &file.hunks {
+    // Their APIs across the file: a marker added back was moved or had its condition or
+    // message changed.
+    let moved_markers: BTreeSet<String> = removed_markers
+        .iter()
+        .flatten()
+        .map(|(text, _)| marker_api(text))
+        .collect();
+    for (hunk, removed) in file.hunks.iter().zip(&removed_markers) {
         commented_out_tests(file, hunk, push);
-        added_markers(hunk, &tests.removed_names, &removed_markers, push);
+        added_markers(hunk, &tests.removed_names, removed, &moved_markers, push);
     }
     // Assertions inside removed tests are the test's business (deleted, moved or explained).
     let in_removed_tests: BTreeSet<usize> = (0..removed_decl.len())
@@ -306,6 +319,7 @@ const ASSERTION_CATCHES: &[&str] = &[
 fn added_markers(
     hunk: &Hunk<'_>,
     removed_names: &BTreeSet<&str>,
+    hunk_removed_markers: &[(&str, Rule)],
     moved_markers: &BTreeSet<String>,
     push: &mut impl FnMut(Rule, u32, &str),
 ) {
@@ -313,15 +327,10 @@ fn added_markers(
     // A hunk that also removes a skip marker changes a skip's condition or form; it
     // counts when the new marker only adds to the old one (`@DisabledOnOs(MAC)` becomes
     // `@DisabledOnOs({ MAC, WINDOWS })`).
-    let removed_markers: Vec<BTreeSet<String>> = hunk
-        .lines
+    let removed_markers: Vec<BTreeSet<String>> = hunk_removed_markers
         .iter()
-        .filter(|r| {
-            r.kind == LineKind::Removed
-                && skip_marker(r.text, &r.text.trim().to_ascii_lowercase())
-                    == Some(Rule::TestSkipped)
-        })
-        .map(|r| words_of(r.text))
+        .filter(|(_, rule)| *rule == Rule::TestSkipped)
+        .map(|(text, _)| words_of(text))
         .collect();
     let removes_marker = !removed_markers.is_empty();
     for (i, l) in new.iter().enumerate() {
@@ -353,7 +362,7 @@ fn added_markers(
         {
             push(Rule::AssertionLoosened, l.line, raw);
         }
-        if guards_existing_tests(&new, i, &lower) || returns_early(&new, i, &lower, removed_names) {
+        if guards_existing_tests(&new, i, &lower) || returns_early(&new, i, &lower) {
             push(Rule::TestSkipped, l.line, raw);
         }
     }
@@ -377,7 +386,7 @@ fn guards_existing_tests(new: &[SideLine<'_>], i: usize, lower: &str) -> bool {
     let preprocessor = ["#if ", "#ifdef ", "#ifndef ", "#if("]
         .iter()
         .any(|p| t.starts_with(p));
-    if !(preprocessor || is_guard_line(t) || t.starts_with("if !") || t == "if 0:") {
+    if !(preprocessor || is_guard_line(t)) {
         return false;
     }
     // A branch (`} else {`) chooses between variants; it does not skip.
@@ -406,12 +415,10 @@ fn suite_decl(t: &str) -> bool {
 /// Whether added line `i`, inside a test the change keeps, returns early on a new condition:
 /// `if sys.platform == "win32": return`, `if (isCI) return;`, or a guard whose next line is a
 /// bare `return`. The rest of the test stops running where the condition holds.
-fn returns_early(
-    new: &[SideLine<'_>],
-    i: usize,
-    lower: &str,
-    removed_names: &BTreeSet<&str>,
-) -> bool {
+fn returns_early(new: &[SideLine<'_>], i: usize, lower: &str) -> bool {
+    if !is_guard_line(lower) {
+        return false;
+    }
     let code = code_only(lower);
     let t = code.trim_start();
     let bare_return = |s: &str| {
@@ -421,24 +428,21 @@ fn returns_early(
             "return" | "return nil" | "return null" | "return none" | "process.exit(0)"
         )
     };
-    let early = if is_guard_line(t) {
-        let same_line = t
-            .rsplit_once(':')
-            .map(|(_, r)| r)
-            .into_iter()
-            .chain(t.rsplit_once(')').map(|(_, r)| r))
-            .any(|r| bare_return(r.trim().trim_start_matches('{').trim_end_matches('}')));
-        same_line
-            || following_lines(new, i, 1)
-                .first()
-                .is_some_and(|n| n.changed && bare_return(&n.text.to_ascii_lowercase()))
-    } else {
-        false
-    };
-    early && !in_new_test(new, i, removed_names) && in_kept_test(new, i)
+    let same_line = t
+        .rsplit_once(':')
+        .map(|(_, r)| r)
+        .into_iter()
+        .chain(t.rsplit_once(')').map(|(_, r)| r))
+        .any(|r| bare_return(r.trim().trim_start_matches('{').trim_end_matches('}')));
+    let early = same_line
+        || following_lines(new, i, 1)
+            .first()
+            .is_some_and(|n| n.changed && bare_return(&n.text.to_ascii_lowercase()));
+    early && in_kept_test(new, i)
 }
 
-/// Whether line `i` sits in the body of a test declared on an unchanged line of the hunk.
+/// Whether line `i` sits in the body of a test declared on an unchanged line of the hunk (so
+/// not in a test the change adds).
 fn in_kept_test(new: &[SideLine<'_>], i: usize) -> bool {
     let texts: Vec<&str> = new.iter().map(|l| l.text).collect();
     declared_tests(&texts)
