@@ -26,6 +26,7 @@ pub(super) fn introduced(
         let code = strip_comment(&lowered[i].code, dialect);
         let at = NewLine {
             new: &new,
+            header: hunk.header,
             i,
             raw,
             lower,
@@ -58,6 +59,8 @@ const LINTER_ACKNOWLEDGED: &[&str] = &[
 pub(super) struct NewLine<'a> {
     /// The hunk's new side, for rules that look at neighbours.
     pub(super) new: &'a [SideLine<'a>],
+    /// The hunk's function context (git's text after the second `@@`).
+    pub(super) header: &'a str,
     /// The line's index in `new`.
     pub(super) i: usize,
     /// The text, trimmed.
@@ -114,6 +117,10 @@ fn values_and_checks(
         && spliced_values(raw).is_none_or(|v| v.is_empty() || !v.iter().all(|p| safe_sql_piece(p)))
     {
         hit(Rule::SqlFromString);
+    }
+    let runs_sql = |c: &str| sink_of(c, dialect).is_some_and(|(r, _)| r == Rule::SqlFromString);
+    if sql_from_input(at, tainted, runs_sql) {
+        hit(Rule::SqlFromInput);
     }
     if command_built(raw, code, dialect) {
         hit(Rule::CommandFromString);
@@ -418,6 +425,11 @@ pub(super) fn tainted_names(lines: &[Lowered]) -> Vec<String> {
 
 const SINK_OF_SQL: &[&str] = &[
     ".query(",
+    "->query(",
+    "->exec(",
+    ".queryforobject(",
+    ".queryforlist(",
+    ".queryformap(",
     ".execute(",
     ".executemany(",
     ".exec(",

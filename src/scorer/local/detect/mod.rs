@@ -62,11 +62,12 @@ pub enum Rule {
     ContextDropped,
     SizeLimitMissing,
     InputValidationOff,
+    SqlFromInput,
 }
 
 impl Rule {
     /// Every rule, in order.
-    pub const ALL: [Rule; 37] = [
+    pub const ALL: [Rule; 38] = [
         Rule::TlsVerifyOff,
         Rule::HostKeyOff,
         Rule::TokenVerifyOff,
@@ -104,6 +105,7 @@ impl Rule {
         Rule::ContextDropped,
         Rule::SizeLimitMissing,
         Rule::InputValidationOff,
+        Rule::SqlFromInput,
     ];
 
     /// The axis the rule raises.
@@ -114,7 +116,7 @@ impl Rule {
             | CredentialLogged | WeakCrypto | RootCertTrusted => AUTH,
             SqlFromString | CommandFromString | EvalFromString | RequestDataInSink
             | MarkupUnescaped | UnsafeDeserialize | ArchivePathUnchecked | SizeLimitMissing
-            | InputValidationOff => INPUT,
+            | InputValidationOff | SqlFromInput => INPUT,
             ErrorSwallowed | ErrorCheckRemoved | ErrorDiscarded | JumpInFinally => ERROR,
             ResourceUnclosed | UnlockRemoved | CancelDiscarded | TimeoutRemoved
             | ContextDropped => LIFECYCLE,
@@ -165,6 +167,7 @@ impl Rule {
             ContextDropped => "context-dropped",
             SizeLimitMissing => "size-limit-missing",
             InputValidationOff => "input-validation-off",
+            SqlFromInput => "sql-from-input",
         }
     }
 
@@ -220,6 +223,9 @@ impl Rule {
             }
             SizeLimitMissing => "a request body or archive is read without a size limit",
             InputValidationOff => "the framework's validation of request input is switched off",
+            SqlFromInput => {
+                "an SQL statement is built from a function's argument or request data and run"
+            }
         }
     }
 
@@ -236,6 +242,7 @@ impl Rule {
             RootCertTrusted | ArchivePathUnchecked | JumpInFinally => 0.92,
             TokenVerifyOff | WeakCrypto | UnlockRemoved | CancelDiscarded | TestFocused => 0.9,
             RequestDataInSink | EvalFromString | CommandFromString | UnsafeDeserialize => 0.9,
+            SqlFromInput => 0.9,
             ErrorCheckRemoved | ResourceUnclosed | MarkupUnescaped | CredentialLogged => 0.85,
             InputValidationOff | ContextDropped | SizeLimitMissing | TestSkipped => 0.85,
             SqlFromString | TimeoutRemoved => 0.8,
@@ -1284,6 +1291,7 @@ mod ci;
 mod introduced;
 mod languages;
 mod patterns;
+mod query_input;
 mod tampering;
 #[cfg(test)]
 mod tests;
@@ -1292,4 +1300,5 @@ use ci::*;
 use introduced::*;
 use languages::*;
 use patterns::*;
+use query_input::*;
 use tampering::*;
