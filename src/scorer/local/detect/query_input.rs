@@ -337,6 +337,73 @@ mod tests {
         assert!(declared_params("query(name);", Dialect::Java).is_none());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        // Declarations, SQL, sinks, brackets and multi-byte text in any order: the rule reads
+        // byte offsets into them, so none may panic, in any language.
+        #[test]
+        fn any_mix_of_the_rule_s_pieces_reads_without_panicking(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..12),
+                1..8,
+            ),
+            ext in proptest::sample::select(vec!["py", "go", "js", "java", "php", "rb", "rs", "cs"]),
+        ) {
+            let body: String = lines.iter().map(|l| format!("+{}\n", l.concat())).collect();
+            let diff = format!(
+                "diff --git a/q.{ext} b/q.{ext}\n--- a/q.{ext}\n+++ b/q.{ext}\n\
+                    @@ -1,1 +1,{} @@ def find(name): func (s *S) F(é string) {{\n ctx\n{body}",
+                lines.len() + 1
+            );
+            let s = crate::scorer::local::LocalScorer::new().score_diff(&diff);
+            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+        }
+    }
+
+    const PIECES: &[&str] = &[
+        "def ",
+        "func ",
+        "function ",
+        "fn ",
+        " (",
+        "(",
+        ")",
+        "{",
+        "}",
+        "=>",
+        ",",
+        ":",
+        "=",
+        " ",
+        "    ",
+        "\t",
+        "name",
+        "$name",
+        "int ",
+        "self",
+        "f\"",
+        "\"",
+        "'",
+        "`",
+        "${",
+        "#{",
+        "SELECT * FROM t WHERE a = '",
+        "\" % ",
+        ".format(",
+        "Sprintf(",
+        "+",
+        " . ",
+        ".query(",
+        "->query(",
+        "cur.execute(",
+        "q := ",
+        "é",
+        "日本",
+        "request.args",
+        ";",
+    ];
+
     #[test]
     fn formatted_values_are_read() {
         assert_eq!(
