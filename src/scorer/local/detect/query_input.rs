@@ -141,6 +141,20 @@ const NOT_FUNCTIONS: &[&str] = &[
     "new",
     "await",
     "throw",
+    "try",
+    "do",
+    "else",
+    "elseif",
+    "elsif",
+    "case",
+    "defer",
+    "go",
+    "assert",
+    "typeof",
+    "sizeof",
+    "fixed",
+    "checked",
+    "unchecked",
 ];
 
 /// If `line` declares a function (or a closure or lambda), its parameter names.
@@ -335,6 +349,11 @@ mod tests {
         );
         assert!(declared_params("if (user.isAdmin()) {", Dialect::Java).is_none());
         assert!(declared_params("query(name);", Dialect::Java).is_none());
+        // A resource block is not a declaration: the method above it is.
+        assert!(
+            declared_params("try (Connection c = ds.getConnection()) {", Dialect::Java).is_none()
+        );
+        assert!(declared_params("} else if (name != null) {", Dialect::Java).is_none());
     }
 
     proptest::proptest! {
