@@ -26,6 +26,7 @@ pub(super) fn introduced(
         let code = strip_comment(&lowered[i].code, dialect);
         let at = NewLine {
             new: &new,
+            lowered: &lowered,
             header: hunk.header,
             i,
             raw,
@@ -59,6 +60,8 @@ const LINTER_ACKNOWLEDGED: &[&str] = &[
 pub(super) struct NewLine<'a> {
     /// The hunk's new side, for rules that look at neighbours.
     pub(super) new: &'a [SideLine<'a>],
+    /// `new`'s lines lower-cased and without string contents, read once per hunk.
+    pub(super) lowered: &'a [Lowered],
     /// The hunk's function context (git's text after the second `@@`).
     pub(super) header: &'a str,
     /// The line's index in `new`.
@@ -112,15 +115,17 @@ fn values_and_checks(
     {
         hit(Rule::WeakCrypto);
     }
-    if sql_string(lower)
-        && interpolated(raw)
-        && spliced_values(raw).is_none_or(|v| v.is_empty() || !v.iter().all(|p| safe_sql_piece(p)))
-    {
-        hit(Rule::SqlFromString);
-    }
-    let runs_sql = |c: &str| sink_of(c, dialect).is_some_and(|(r, _)| r == Rule::SqlFromString);
-    if sql_from_input(at, tainted, runs_sql) {
-        hit(Rule::SqlFromInput);
+    if sql_string(lower) && interpolated(raw) {
+        let spliced = spliced_values(raw);
+        if spliced
+            .as_deref()
+            .is_none_or(|v| v.is_empty() || !v.iter().all(|p| safe_sql_piece(p)))
+        {
+            hit(Rule::SqlFromString);
+        }
+        if sql_from_input(at, spliced.as_deref(), tainted) {
+            hit(Rule::SqlFromInput);
+        }
     }
     if command_built(raw, code, dialect) {
         hit(Rule::CommandFromString);

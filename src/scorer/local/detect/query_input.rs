@@ -9,30 +9,33 @@
 
 use super::*;
 
-/// Whether the changed line at `i` of a hunk's new side splices a parameter of its function,
-/// or request data, into an SQL statement that is run.
+/// Whether the changed line at `i` of a hunk's new side, which builds an SQL statement from
+/// values ([`sql_string`] and [`interpolated`], checked by the caller; `spliced` is its
+/// [`spliced_values`]), splices a parameter of its function, or request data, into it, and
+/// the statement is run.
 pub(super) fn sql_from_input(
     at: &NewLine<'_>,
+    spliced: Option<&[String]>,
     tainted: &[String],
-    has_sql_sink: impl Fn(&str) -> bool,
 ) -> bool {
-    let (new, i, raw, lower, dialect) = (at.new, at.i, at.raw, at.lower, at.dialect);
-    if !sql_string(lower) || !interpolated(raw) {
-        return false;
-    }
-    let run_here = has_sql_sink(at.code);
+    let (new, i, raw, dialect) = (at.new, at.i, at.raw, at.dialect);
+    let runs_sql = |c: &str| sink_of(c, dialect).is_some_and(|(r, _)| r == Rule::SqlFromString);
+    let run_here = runs_sql(at.code);
     let run_later = || {
         let names = assigned_names(at.code);
         !names.is_empty()
-            && new[i + 1..].iter().take(8).any(|l| {
-                let code = code_only(&l.text.trim().to_ascii_lowercase());
-                has_sql_sink(&code) && names.iter().any(|n| uses_word(&code, n))
-            })
+            && at.lowered[i + 1..]
+                .iter()
+                .take(8)
+                .any(|l| runs_sql(&l.code) && names.iter().any(|n| uses_word(&l.code, n)))
     };
     if !run_here && !run_later() {
         return false;
     }
-    let values = spliced_or_formatted(raw);
+    let values = match spliced {
+        Some(v) => v.to_vec(),
+        None => formatted_values(raw),
+    };
     if values.is_empty() {
         return false;
     }
@@ -57,12 +60,9 @@ pub(super) fn sql_from_input(
     })
 }
 
-/// The values a line splices into its literals, and the arguments after a format string
-/// (`Sprintf("… %s", a)`, `"…".format(a)`, `"…" % a`, `String.format("…", a)`).
-fn spliced_or_formatted(raw: &str) -> Vec<String> {
-    if let Some(values) = spliced_values(raw) {
-        return values;
-    }
+/// The arguments after a format string (`Sprintf("… %s", a)`, `"…".format(a)`, `"…" % a`,
+/// `String.format("…", a)`): the values of a line [`spliced_values`] does not read.
+fn formatted_values(raw: &str) -> Vec<String> {
     let lower = raw.to_ascii_lowercase();
     let mut out = Vec::new();
     for call in ["sprintf(", "string.format(", "format!("] {
@@ -426,15 +426,15 @@ mod tests {
     #[test]
     fn formatted_values_are_read() {
         assert_eq!(
-            spliced_or_formatted("q := fmt.Sprintf(\"SELECT * FROM t WHERE a = '%s'\", name)"),
+            formatted_values("q := fmt.Sprintf(\"SELECT * FROM t WHERE a = '%s'\", name)"),
             ["name"]
         );
         assert_eq!(
-            spliced_or_formatted("cur.execute(\"SELECT * FROM t WHERE a = '%s'\" % name)"),
+            formatted_values("cur.execute(\"SELECT * FROM t WHERE a = '%s'\" % name)"),
             ["name"]
         );
         assert_eq!(
-            spliced_or_formatted("cur.execute(\"SELECT * FROM t WHERE a = '{}'\".format(name))"),
+            formatted_values("cur.execute(\"SELECT * FROM t WHERE a = '{}'\".format(name))"),
             ["name"]
         );
     }
