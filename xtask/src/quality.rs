@@ -98,35 +98,38 @@ fn polarity(data: &Data, values: &[[f64; AXIS_COUNT]]) -> (usize, usize, usize) 
     (above, tied, n)
 }
 
-/// Per axis: items by score bin, and the share labeled with the axis (primary or secondary).
+/// Per axis: items by score bin, the share labeled with the axis (primary or secondary)
+/// against the bin's mean score, and the expected calibration error (the bins' gaps between
+/// the two, weighted by their items): how far an axis's score is from that axis's
+/// probability.
 fn reliability(data: &Data, members: &[usize], values: &[[f64; AXIS_COUNT]]) -> String {
     const EDGES: [f64; 6] = [0.0, 0.5, 0.8, 0.9, 0.95, 1.0 + 1e-9];
     let mut out = String::from("| axis |");
     for w in EDGES.windows(2) {
         out.push_str(&format!(" {:.2}–{:.2} |", w[0], w[1].min(1.0)));
     }
-    out.push('\n');
-    out.push_str(&format!("|---|{}\n", "---:|".repeat(EDGES.len() - 1)));
+    out.push_str(" ECE |\n");
+    out.push_str(&format!("|---|{}---:|\n", "---:|".repeat(EDGES.len() - 1)));
     for (a, id) in AXIS_IDS.iter().enumerate() {
         out.push_str(&format!("| `{id}` |"));
+        let mut error = 0.0;
         for w in EDGES.windows(2) {
-            let inside: Vec<&Item> = members
+            let inside: Vec<usize> = members
                 .iter()
-                .filter(|&&i| values[i][a] >= w[0] && values[i][a] < w[1])
-                .map(|&i| &data.items[i])
+                .copied()
+                .filter(|&i| values[i][a] >= w[0] && values[i][a] < w[1])
                 .collect();
-            let yes = inside.iter().filter(|it| it.labeled(a)).count();
             if inside.is_empty() {
                 out.push_str(" – |");
-            } else {
-                out.push_str(&format!(
-                    " {:.2} ({}) |",
-                    yes as f64 / inside.len() as f64,
-                    inside.len()
-                ));
+                continue;
             }
+            let n = inside.len() as f64;
+            let yes = inside.iter().filter(|&&i| data.items[i].labeled(a)).count() as f64 / n;
+            let mean = inside.iter().map(|&i| values[i][a]).sum::<f64>() / n;
+            error += n * (yes - mean).abs();
+            out.push_str(&format!(" {yes:.2} vs {mean:.2} ({}) |", inside.len()));
         }
-        out.push('\n');
+        out.push_str(&format!(" {:.3} |\n", error / members.len().max(1) as f64));
     }
     out
 }
@@ -240,7 +243,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .collect();
     println!(
         "reliability per axis, every held-apart case: by the axis's score, the share of cases \
-         labeled with the axis (and how many cases)\n\n{}",
+         labeled with the axis vs the bin's mean score (and how many cases)\n\n{}",
         reliability(&data, &labeled, &values)
     );
     if args.iter().any(|a| a == "--curve") {
