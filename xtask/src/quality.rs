@@ -357,3 +357,66 @@ fn curve(data: &Data, p: &learn::Params) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sets::Kind;
+
+    fn item(primary: Option<usize>) -> Item {
+        Item {
+            source: Source::Set(SetName::Corpus),
+            repo: "r".into(),
+            side: Side::HeldApart,
+            kind: if primary.is_some() {
+                Kind::Risky
+            } else {
+                Kind::Benign
+            },
+            primary,
+            secondary: Vec::new(),
+            shape: String::new(),
+            fold: 0,
+            units: 0..0,
+            added: 0,
+            changed: 0,
+            reversal_of: None,
+        }
+    }
+
+    /// Four cases at 0.975 on axis 0, one labeled with it: the bin says 0.25 labeled at a
+    /// mean of 0.97, and the axis's calibration error is their gap; four at 0.25, one
+    /// labeled: a score that is its probability, error 0.
+    #[test]
+    fn reliability_prints_each_bins_mean_and_the_calibration_error() {
+        let items: Vec<Item> = (0..8)
+            .map(|i| item(if i % 4 == 0 { Some(0) } else { None }))
+            .collect();
+        let values: Vec<[f64; AXIS_COUNT]> = (0..8)
+            .map(|i| {
+                let mut v = [0.25; AXIS_COUNT];
+                v[0] = if i < 4 { 0.975 } else { 0.25 };
+                v
+            })
+            .collect();
+        let data = Data {
+            items,
+            units: Vec::new(),
+        };
+        let members: Vec<usize> = (0..8).collect();
+        let table = reliability(&data, &members, &values);
+        let row = table
+            .lines()
+            .find(|l| l.starts_with("| `behavior_regression`"))
+            .unwrap();
+        assert!(row.contains(" 0.25 vs 0.25 (4) |"), "{row}");
+        assert!(row.contains(" 0.25 vs 0.97 (4) |"), "{row}");
+        // (4·0 + 4·0.725) / 8
+        assert!(row.ends_with(" 0.362 |"), "{row}");
+        let other = table
+            .lines()
+            .find(|l| l.starts_with("| `auth_boundary`"))
+            .unwrap();
+        assert!(other.ends_with(" 0.250 |"), "{other}");
+    }
+}
