@@ -250,32 +250,835 @@ fn cases() -> Vec<(&'static str, &'static str, String)> {
     ]
 }
 
+/// Seventy-five more, in eight languages and every axis the detectors serve, written from a
+/// reviewer's checklist without looking at the detectors, then read once: 61 select their
+/// axis. Its misses will be worked on, so from then on the count is in-sample too.
+fn checklist_cases() -> Vec<(&'static str, &'static str, String)> {
+    vec![
+        (
+            "py unverified ctx",
+            "auth_boundary",
+            edit(
+                "svc/fetch.py",
+                "def opener():",
+                &["    ctx = ssl.create_default_context()"],
+                &["    ctx = ssl._create_unverified_context()"],
+            ),
+        ),
+        (
+            "py CERT_NONE",
+            "auth_boundary",
+            edit(
+                "svc/tls.py",
+                "    ctx = ssl.create_default_context()",
+                &[],
+                &[
+                    "    ctx.check_hostname = False",
+                    "    ctx.verify_mode = ssl.CERT_NONE",
+                ],
+            ),
+        ),
+        (
+            "py httpx verify False",
+            "auth_boundary",
+            edit(
+                "svc/api.py",
+                "def client():",
+                &["    return httpx.Client(base_url=BASE)"],
+                &["    return httpx.Client(base_url=BASE, verify=False)"],
+            ),
+        ),
+        (
+            "node TLS env 0",
+            "auth_boundary",
+            edit(
+                "src/index.js",
+                "const app = express();",
+                &[],
+                &["process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';"],
+            ),
+        ),
+        (
+            "java hostname verifier",
+            "auth_boundary",
+            edit(
+                "src/main/java/com/acme/Http.java",
+                "    static void init() {",
+                &[],
+                &[
+                    "        HttpsURLConnection.setDefaultHostnameVerifier((hostname, session) -> true);",
+                ],
+            ),
+        ),
+        (
+            "cs cert callback",
+            "auth_boundary",
+            edit(
+                "src/Acme/Client.cs",
+                "        public Client() {",
+                &[],
+                &[
+                    "            ServicePointManager.ServerCertificateValidationCallback = (s, cert, chain, errors) => true;",
+                ],
+            ),
+        ),
+        (
+            "go ssh insecure hostkey",
+            "auth_boundary",
+            edit(
+                "pkg/remote/ssh.go",
+                "\tcfg := &ssh.ClientConfig{",
+                &["\t\tHostKeyCallback: ssh.FixedHostKey(hostKey),"],
+                &["\t\tHostKeyCallback: ssh.InsecureIgnoreHostKey(),"],
+            ),
+        ),
+        (
+            "ruby VERIFY_NONE",
+            "auth_boundary",
+            edit(
+                "lib/acme/http.rb",
+                "    http.use_ssl = true",
+                &[],
+                &["    http.verify_mode = OpenSSL::SSL::VERIFY_NONE"],
+            ),
+        ),
+        (
+            "php curl verifypeer",
+            "auth_boundary",
+            edit(
+                "src/Http/Fetcher.php",
+                "        $ch = curl_init($url);",
+                &[],
+                &["        curl_setopt($ch, CURLOPT_SSL_VERIFYPEER, false);"],
+            ),
+        ),
+        (
+            "rust accept invalid certs",
+            "auth_boundary",
+            edit(
+                "src/client.rs",
+                "    let client = reqwest::Client::builder()",
+                &[],
+                &["        .danger_accept_invalid_certs(true)"],
+            ),
+        ),
+        (
+            "py jwt no verify",
+            "auth_boundary",
+            edit(
+                "app/auth.py",
+                "def claims(token):",
+                &["    return jwt.decode(token, KEY, algorithms=['HS256'])"],
+                &["    return jwt.decode(token, options={'verify_signature': False})"],
+            ),
+        ),
+        (
+            "flask csrf exempt",
+            "auth_boundary",
+            edit(
+                "app/views.py",
+                "",
+                &[],
+                &["@csrf.exempt", "@app.route('/transfer', methods=['POST'])"],
+            ),
+        ),
+        (
+            "rails skip csrf",
+            "auth_boundary",
+            edit(
+                "app/controllers/payments_controller.rb",
+                "class PaymentsController < ApplicationController",
+                &[],
+                &["  skip_before_action :verify_authenticity_token"],
+            ),
+        ),
+        (
+            "flask login_required removed",
+            "auth_boundary",
+            edit(
+                "app/admin.py",
+                "@app.route('/admin/users')",
+                &["@login_required"],
+                &[],
+            ),
+        ),
+        (
+            "go admin check removed",
+            "auth_boundary",
+            edit(
+                "internal/api/users.go",
+                "func (h *Handler) Delete(w http.ResponseWriter, r *http.Request) {",
+                &[
+                    "\tif !currentUser(r).IsAdmin {",
+                    "\t\thttp.Error(w, \"forbidden\", http.StatusForbidden)",
+                    "\t\treturn",
+                    "\t}",
+                ],
+                &[],
+            ),
+        ),
+        (
+            "java PreAuthorize removed",
+            "auth_boundary",
+            edit(
+                "src/main/java/com/acme/AdminController.java",
+                "    @DeleteMapping(\"/users/{id}\")",
+                &["    @PreAuthorize(\"hasRole('ADMIN')\")"],
+                &[],
+            ),
+        ),
+        (
+            "express auth middleware dropped",
+            "auth_boundary",
+            edit(
+                "src/routes/users.js",
+                "",
+                &["router.delete('/users/:id', requireAuth, deleteUser);"],
+                &["router.delete('/users/:id', deleteUser);"],
+            ),
+        ),
+        (
+            "js sql concat",
+            "input_validation",
+            edit(
+                "src/db/users.js",
+                "async function find(req) {",
+                &[],
+                &["  return db.query(\"SELECT * FROM users WHERE id = \" + req.params.id);"],
+            ),
+        ),
+        (
+            "go sprintf sql",
+            "input_validation",
+            edit(
+                "internal/store/user.go",
+                "func (s *Store) ByName(name string) (*User, error) {",
+                &["\trow := s.db.QueryRow(\"SELECT id FROM users WHERE name = $1\", name)"],
+                &[
+                    "\trow := s.db.QueryRow(fmt.Sprintf(\"SELECT id FROM users WHERE name = '%s'\", name))",
+                ],
+            ),
+        ),
+        (
+            "java sql concat",
+            "input_validation",
+            edit(
+                "src/main/java/com/acme/UserDao.java",
+                "    public User find(String name) throws SQLException {",
+                &[],
+                &[
+                    "        ResultSet rs = stmt.executeQuery(\"SELECT * FROM users WHERE name = '\" + name + \"'\");",
+                ],
+            ),
+        ),
+        (
+            "ruby where interp",
+            "input_validation",
+            edit(
+                "app/models/search.rb",
+                "  def self.by_name(params)",
+                &["    User.where(name: params[:name])"],
+                &["    User.where(\"name = '#{params[:name]}'\")"],
+            ),
+        ),
+        (
+            "php mysqli GET",
+            "input_validation",
+            edit(
+                "public/user.php",
+                "<?php",
+                &[],
+                &["$res = mysqli_query($conn, \"SELECT * FROM users WHERE id = \" . $_GET['id']);"],
+            ),
+        ),
+        (
+            "py os.system concat",
+            "input_validation",
+            edit(
+                "tools/net.py",
+                "def ping(host):",
+                &[],
+                &["    os.system(\"ping -c 1 \" + host)"],
+            ),
+        ),
+        (
+            "node exec concat",
+            "input_validation",
+            edit(
+                "src/api/files.js",
+                "app.get('/ls', (req, res) => {",
+                &[],
+                &["  child_process.exec('ls ' + req.query.dir, (err, out) => res.send(out));"],
+            ),
+        ),
+        (
+            "go sh -c concat",
+            "input_validation",
+            edit(
+                "internal/git/log.go",
+                "func Log(ref string) ([]byte, error) {",
+                &["\treturn exec.Command(\"git\", \"log\", ref).Output()"],
+                &["\treturn exec.Command(\"sh\", \"-c\", \"git log \"+ref).Output()"],
+            ),
+        ),
+        (
+            "py eval request",
+            "input_validation",
+            edit(
+                "app/calc.py",
+                "def calc():",
+                &[],
+                &["    return str(eval(request.args.get('expr')))"],
+            ),
+        ),
+        (
+            "js xss send",
+            "input_validation",
+            edit(
+                "src/server.js",
+                "app.get('/hello', (req, res) => {",
+                &[],
+                &["  res.send('<h1>Hello ' + req.query.name + '</h1>');"],
+            ),
+        ),
+        (
+            "py path traversal",
+            "input_validation",
+            edit(
+                "app/files.py",
+                "def download():",
+                &[],
+                &["    return send_file(os.path.join(UPLOAD_DIR, request.args['file']))"],
+            ),
+        ),
+        (
+            "cs sqlcommand concat",
+            "input_validation",
+            edit(
+                "src/Acme/Repo.cs",
+                "        public User Find(string name) {",
+                &[],
+                &[
+                    "            var cmd = new SqlCommand(\"SELECT * FROM Users WHERE Name = '\" + name + \"'\", conn);",
+                ],
+            ),
+        ),
+        (
+            "rust format sql",
+            "input_validation",
+            edit(
+                "src/db.rs",
+                "pub async fn by_name(pool: &PgPool, name: &str) -> Result<User> {",
+                &[],
+                &[
+                    "    let q = format!(\"SELECT * FROM users WHERE name = '{}'\", name);",
+                    "    sqlx::query_as(&q).fetch_one(pool).await",
+                ],
+            ),
+        ),
+        (
+            "js innerHTML",
+            "input_validation",
+            edit(
+                "src/ui/render.js",
+                "function show(msg) {",
+                &["  el.textContent = msg;"],
+                &["  el.innerHTML = msg;"],
+            ),
+        ),
+        (
+            "react dangerously",
+            "input_validation",
+            edit(
+                "src/Comment.tsx",
+                "  return (",
+                &[],
+                &["    <div dangerouslySetInnerHTML={{ __html: comment.body }} />"],
+            ),
+        ),
+        (
+            "java ObjectInputStream",
+            "input_validation",
+            edit(
+                "src/main/java/com/acme/Session.java",
+                "    Object read(HttpServletRequest request) throws Exception {",
+                &[],
+                &["        return new ObjectInputStream(request.getInputStream()).readObject();"],
+            ),
+        ),
+        (
+            "ruby Marshal params",
+            "input_validation",
+            edit(
+                "app/controllers/prefs_controller.rb",
+                "  def update",
+                &[],
+                &["    prefs = Marshal.load(Base64.decode64(params[:data]))"],
+            ),
+        ),
+        (
+            "php unserialize cookie",
+            "input_validation",
+            edit(
+                "src/prefs.php",
+                "function prefs() {",
+                &[],
+                &["    return unserialize($_COOKIE['prefs']);"],
+            ),
+        ),
+        (
+            "cs BinaryFormatter",
+            "input_validation",
+            edit(
+                "src/Acme/Cache.cs",
+                "        object Load(Stream stream) {",
+                &[],
+                &["            return new BinaryFormatter().Deserialize(stream);"],
+            ),
+        ),
+        (
+            "ruby YAML.load",
+            "input_validation",
+            edit(
+                "lib/config.rb",
+                "  def self.read(body)",
+                &["    YAML.safe_load(body)"],
+                &["    YAML.load(body)"],
+            ),
+        ),
+        (
+            "py chmod 777",
+            "auth_boundary",
+            edit(
+                "deploy/install.py",
+                "def install(path):",
+                &[],
+                &["    os.chmod(path, 0o777)"],
+            ),
+        ),
+        (
+            "go writefile 0666 key",
+            "auth_boundary",
+            edit(
+                "internal/keys/store.go",
+                "func Save(path string, key []byte) error {",
+                &["\treturn os.WriteFile(path, key, 0o600)"],
+                &["\treturn os.WriteFile(path, key, 0o666)"],
+            ),
+        ),
+        (
+            "s3 public-read",
+            "auth_boundary",
+            edit(
+                "app/upload.py",
+                "def put(key, body):",
+                &[],
+                &["    s3.put_object(Bucket=BUCKET, Key=key, Body=body, ACL='public-read')"],
+            ),
+        ),
+        (
+            "py log password",
+            "auth_boundary",
+            edit(
+                "app/login.py",
+                "def login(user, password):",
+                &[],
+                &["    logger.info('login attempt user=%s password=%s', user, password)"],
+            ),
+        ),
+        (
+            "js console token",
+            "auth_boundary",
+            edit(
+                "src/auth/session.js",
+                "function start(token) {",
+                &[],
+                &["  console.log('session token', token);"],
+            ),
+        ),
+        (
+            "java log secret",
+            "auth_boundary",
+            edit(
+                "src/main/java/com/acme/Auth.java",
+                "    void auth(String apiKey) {",
+                &[],
+                &["        log.debug(\"using api key {}\", apiKey);"],
+            ),
+        ),
+        (
+            "js empty catch",
+            "error_handling",
+            edit(
+                "src/sync.js",
+                "async function sync() {",
+                &["  await push();"],
+                &["  try {", "    await push();", "  } catch (e) {}"],
+            ),
+        ),
+        (
+            "rust let _ result",
+            "error_handling",
+            edit(
+                "src/store.rs",
+                "    fn cleanup(&self) {",
+                &["        fs::remove_file(&self.path).expect(\"remove\");"],
+                &["        let _ = fs::remove_file(&self.path);"],
+            ),
+        ),
+        (
+            "rust .ok()",
+            "error_handling",
+            edit(
+                "src/io.rs",
+                "    fn flush(&mut self) {",
+                &["        self.file.sync_all()?;"],
+                &["        self.file.sync_all().ok();"],
+            ),
+        ),
+        (
+            "cs empty catch",
+            "error_handling",
+            edit(
+                "src/Acme/Sync.cs",
+                "        void Run() {",
+                &["            Push();"],
+                &["            try { Push(); } catch { }"],
+            ),
+        ),
+        (
+            "py bare except pass",
+            "error_handling",
+            edit(
+                "app/worker.py",
+                "def tick():",
+                &["    process_queue()"],
+                &[
+                    "    try:",
+                    "        process_queue()",
+                    "    except:",
+                    "        pass",
+                ],
+            ),
+        ),
+        (
+            "go err ignored return nil",
+            "error_handling",
+            edit(
+                "internal/cfg/load.go",
+                "\tdata, err := os.ReadFile(path)",
+                &["\tif err != nil {", "\t\treturn nil, err", "\t}"],
+                &[],
+            ),
+        ),
+        (
+            "php @ suppress",
+            "error_handling",
+            edit(
+                "src/cache.php",
+                "function load($f) {",
+                &["    $s = file_get_contents($f);"],
+                &["    $s = @file_get_contents($f);"],
+            ),
+        ),
+        (
+            "ruby rescue => nil",
+            "error_handling",
+            edit(
+                "lib/sync.rb",
+                "  def push",
+                &["    client.push!(batch)"],
+                &["    client.push!(batch) rescue nil"],
+            ),
+        ),
+        (
+            "java catch ignore",
+            "error_handling",
+            edit(
+                "src/main/java/com/acme/Job.java",
+                "    void run() {",
+                &["        process();"],
+                &[
+                    "        try {",
+                    "            process();",
+                    "        } catch (Exception ignored) {",
+                    "        }",
+                ],
+            ),
+        ),
+        (
+            "go resp body not closed",
+            "lifecycle",
+            edit(
+                "internal/fetch/get.go",
+                "func Get(url string) (int, error) {",
+                &[],
+                &[
+                    "\tresp, err := http.Get(url)",
+                    "\tif err != nil {",
+                    "\t\treturn 0, err",
+                    "\t}",
+                    "\treturn resp.StatusCode, nil",
+                ],
+            ),
+        ),
+        (
+            "java stream unclosed",
+            "lifecycle",
+            edit(
+                "src/main/java/com/acme/Reader.java",
+                "    String first(File f) throws IOException {",
+                &[
+                    "        try (BufferedReader r = new BufferedReader(new FileReader(f))) {",
+                    "            return r.readLine();",
+                    "        }",
+                ],
+                &[
+                    "        BufferedReader r = new BufferedReader(new FileReader(f));",
+                    "        return r.readLine();",
+                ],
+            ),
+        ),
+        (
+            "py lock acquire no release",
+            "lifecycle",
+            edit(
+                "app/cache.py",
+                "def put(k, v):",
+                &["    with LOCK:", "        CACHE[k] = v"],
+                &["    LOCK.acquire()", "    CACHE[k] = v"],
+            ),
+        ),
+        (
+            "go defer cancel dropped",
+            "lifecycle",
+            edit(
+                "internal/svc/call.go",
+                "\tctx, cancel := context.WithTimeout(ctx, 5*time.Second)",
+                &["\tdefer cancel()"],
+                &[],
+            ),
+        ),
+        (
+            "py timeout removed",
+            "lifecycle",
+            edit(
+                "app/client.py",
+                "def fetch(url):",
+                &["    return requests.get(url, timeout=10)"],
+                &["    return requests.get(url)"],
+            ),
+        ),
+        (
+            "go client timeout removed",
+            "lifecycle",
+            edit(
+                "internal/net/http.go",
+                "func New() *http.Client {",
+                &["\treturn &http.Client{Timeout: 10 * time.Second}"],
+                &["\treturn &http.Client{}"],
+            ),
+        ),
+        (
+            "go t.Skip",
+            "regression_tests",
+            edit(
+                "internal/store/store_test.go",
+                "func TestConcurrentWrites(t *testing.T) {",
+                &[],
+                &["\tt.Skip(\"flaky on CI\")"],
+            ),
+        ),
+        (
+            "java @Disabled",
+            "regression_tests",
+            edit(
+                "src/test/java/com/acme/UserServiceTest.java",
+                "    @Test",
+                &[],
+                &["    @Disabled(\"fails after refactor\")"],
+            ),
+        ),
+        (
+            "rust #[ignore]",
+            "regression_tests",
+            edit("src/parse.rs", "    #[test]", &[], &["    #[ignore]"]),
+        ),
+        (
+            "js xit",
+            "regression_tests",
+            edit(
+                "test/api.test.js",
+                "describe('api', () => {",
+                &["  it('rejects bad tokens', async () => {"],
+                &["  xit('rejects bad tokens', async () => {"],
+            ),
+        ),
+        (
+            "py unittest skip",
+            "regression_tests",
+            edit(
+                "tests/test_billing.py",
+                "class BillingTest(unittest.TestCase):",
+                &[],
+                &["    @unittest.skip('broken')"],
+            ),
+        ),
+        (
+            "jest loosen toBe->toBeDefined",
+            "regression_tests",
+            edit(
+                "test/total.test.ts",
+                "  const total = sum(items);",
+                &["  expect(total).toBe(42);"],
+                &["  expect(total).toBeDefined();"],
+            ),
+        ),
+        (
+            "py assert loosened",
+            "regression_tests",
+            edit(
+                "tests/test_total.py",
+                "    result = compute(data)",
+                &["    assert result == 42"],
+                &["    assert result is not None"],
+            ),
+        ),
+        (
+            "go assertion removed",
+            "regression_tests",
+            edit(
+                "pkg/calc/calc_test.go",
+                "\tgot := Add(2, 3)",
+                &[
+                    "\tif got != 5 {",
+                    "\t\tt.Errorf(\"Add(2, 3) = %d, want 5\", got)",
+                    "\t}",
+                ],
+                &["\t_ = got"],
+            ),
+        ),
+        (
+            "gh continue-on-error",
+            "regression_tests",
+            edit(
+                ".github/workflows/ci.yml",
+                "      - run: npm test",
+                &[],
+                &["        continue-on-error: true"],
+            ),
+        ),
+        (
+            "ci || true",
+            "regression_tests",
+            edit(
+                ".github/workflows/test.yml",
+                "    steps:",
+                &["      - run: pytest -q"],
+                &["      - run: pytest -q || true"],
+            ),
+        ),
+        (
+            "rspec skip",
+            "regression_tests",
+            edit(
+                "spec/models/user_spec.rb",
+                "  it 'validates email' do",
+                &[],
+                &["    skip 'later'"],
+            ),
+        ),
+        (
+            "phpunit markTestSkipped",
+            "regression_tests",
+            edit(
+                "tests/UserTest.php",
+                "    public function testLogin(): void {",
+                &[],
+                &["        $this->markTestSkipped('flaky');"],
+            ),
+        ),
+        (
+            "xunit Skip",
+            "regression_tests",
+            edit(
+                "tests/Acme.Tests/UserTests.cs",
+                "",
+                &["    [Fact]"],
+                &["    [Fact(Skip = \"flaky\")]"],
+            ),
+        ),
+        (
+            "py pytest xfail",
+            "regression_tests",
+            edit(
+                "tests/test_parser.py",
+                "",
+                &[],
+                &["@pytest.mark.xfail(reason='known issue')"],
+            ),
+        ),
+        (
+            "coverage floor lowered",
+            "regression_tests",
+            edit(
+                "setup.cfg",
+                "[coverage:report]",
+                &["fail_under = 90"],
+                &["fail_under = 50"],
+            ),
+        ),
+        (
+            "py md5 password",
+            "auth_boundary",
+            edit(
+                "app/users.py",
+                "def hash_pw(pw):",
+                &["    return bcrypt.hashpw(pw.encode(), bcrypt.gensalt())"],
+                &["    return hashlib.md5(pw.encode()).hexdigest()"],
+            ),
+        ),
+        (
+            "js Math.random token",
+            "auth_boundary",
+            edit(
+                "src/reset.js",
+                "function resetToken() {",
+                &["  return crypto.randomBytes(32).toString('hex');"],
+                &["  return Math.random().toString(36).slice(2);"],
+            ),
+        ),
+    ]
+}
+
 /// A harmless docs file and an unrelated helper of another folder.
 const COMPANIONS: &str = "diff --git a/docs/usage.md b/docs/usage.md\n--- a/docs/usage.md\n+++ b/docs/usage.md\n@@ -1,1 +1,4 @@\n # Usage\n+\n+Run `make` to build.\n+See the changelog.\n\
     diff --git a/tools/fmt/width.py b/tools/fmt/width.py\n--- a/tools/fmt/width.py\n+++ b/tools/fmt/width.py\n@@ -1,1 +1,3 @@\n import os\n+def column_width():\n+    return int(os.environ.get(\"COLUMNS\", \"80\"))\n";
 
-#[test]
-fn textbook_one_liners_select_their_axis_and_companions_change_nothing() {
+/// The axes `diff` selects with the shipped model and thresholds, highest first, at most 3.
+fn selected(scorer: &LocalScorer, thresholds: &[f64], diff: &str) -> Vec<&'static str> {
+    let s = scorer.score_diff(diff);
+    let mut axes: Vec<usize> = (0..AXIS_IDS.len())
+        .filter(|&a| s.values[a] >= thresholds[a])
+        .collect();
+    axes.sort_by(|&a, &b| s.values[b].total_cmp(&s.values[a]));
+    axes.truncate(3);
+    axes.into_iter().map(|a| AXIS_IDS[a]).collect()
+}
+
+/// How many of `cases` select their axis alone; panics when an axis a change selects alone
+/// is lost beside the harmless companions.
+fn count_selected(cases: &[(&'static str, &'static str, String)]) -> usize {
     let scorer = LocalScorer::new();
     let thresholds = scorer
         .default_thresholds()
         .expect("the shipped model parses");
-    let selected = |diff: &str| -> Vec<&'static str> {
-        let s = scorer.score_diff(diff);
-        let mut axes: Vec<usize> = (0..AXIS_IDS.len())
-            .filter(|&a| s.values[a] >= thresholds[a])
-            .collect();
-        axes.sort_by(|&a, &b| s.values[b].total_cmp(&s.values[a]));
-        axes.truncate(3);
-        axes.into_iter().map(|a| AXIS_IDS[a]).collect()
-    };
     let mut fired = 0;
-    for (name, axis, diff) in cases() {
-        let alone = selected(&diff);
-        let with = selected(&format!("{COMPANIONS}{diff}"));
-        let hit = alone.contains(&axis);
-        fired += usize::from(hit);
-        println!("{name:<24} {axis:<18} alone {alone:?}  with companions {with:?}");
+    for (name, axis, diff) in cases {
+        let alone = selected(&scorer, &thresholds, diff);
+        let with = selected(&scorer, &thresholds, &format!("{COMPANIONS}{diff}"));
+        fired += usize::from(alone.contains(axis));
+        println!("{name:<32} {axis:<18} alone {alone:?}  with companions {with:?}");
         // No dilution: what the change raises alone it raises beside harmless files.
         for a in &alone {
             assert!(
@@ -284,10 +1087,27 @@ fn textbook_one_liners_select_their_axis_and_companions_change_nothing() {
             );
         }
     }
-    println!("{fired} of {} select the expected axis", cases().len());
+    println!("{fired} of {} select the expected axis", cases.len());
+    fired
+}
+
+#[test]
+fn textbook_one_liners_select_their_axis_and_companions_change_nothing() {
+    let fired = count_selected(&cases());
     // Measured when this model shipped: see CHANGELOG (in-sample; a regression floor).
     assert!(fired >= FLOOR, "{fired} of {} fire", cases().len());
 }
 
 /// The least number of the 20 that must select their axis.
 const FLOOR: usize = 20;
+
+#[test]
+fn checklist_changes_select_their_axis_and_companions_change_nothing() {
+    let cases = checklist_cases();
+    let fired = count_selected(&cases);
+    // Measured when this model shipped: see CHANGELOG (in-sample; a regression floor).
+    assert!(fired >= CHECKLIST_FLOOR, "{fired} of {} fire", cases.len());
+}
+
+/// The least number of the 75 checklist changes that must select their axis.
+const CHECKLIST_FLOOR: usize = 61;
