@@ -251,8 +251,9 @@ fn cases() -> Vec<(&'static str, &'static str, String)> {
 }
 
 /// Seventy-five more, in eight languages and every axis the detectors serve, written from a
-/// reviewer's checklist without looking at the detectors, then read once: 61 select their
-/// axis. Its misses will be worked on, so from then on the count is in-sample too.
+/// reviewer's checklist before the detectors were last changed (then 61 selected their
+/// axis); the misses named rules that were added or trusted since, so this count is
+/// in-sample too.
 fn checklist_cases() -> Vec<(&'static str, &'static str, String)> {
     vec![
         (
@@ -1110,4 +1111,4 @@ fn checklist_changes_select_their_axis_and_companions_change_nothing() {
 }
 
 /// The least number of the 75 checklist changes that must select their axis.
-const CHECKLIST_FLOOR: usize = 61;
+const CHECKLIST_FLOOR: usize = 67;

@@ -673,6 +673,22 @@ pub fn choose(data: &Data, parts: &[Parts0], measured: &[f64], b: &Budgets, powe
         }
         (g, c) = (g2, cost);
     }
+    // A rule that raised no harmless case of any budget keeps the presumption it was written
+    // with (the prior of [`rule_strengths`]) and is trusted, so one finding fires: the steps
+    // above leave such a rule out only when it found nothing on the train side to gain
+    // (written for a pattern the train side does not hold), and a measured false alarm is
+    // what withdraws the presumption.
+    let prior = PRIOR_HITS / (PRIOR_HITS + PRIOR_ALARMS);
+    for r in 0..measured.len() {
+        let alarmed = budgets.iter().any(|(items, _, _)| {
+            items
+                .iter()
+                .any(|&i| parts[i].rules.iter().any(|&(_, q)| q == r))
+        });
+        if !trusted[r] && !alarmed && measured[r] >= prior - 1e-12 {
+            trusted[r] = true;
+        }
+    }
     let thresholds = t.map(|v| v.min(1.0));
     Choice {
         strengths: strengths_of(&thresholds, &trusted),

@@ -107,7 +107,9 @@ fn values_and_checks(
     }
     let kdf_set_later =
         lower.contains("rfc2898derivebytes(") && window_has(new, i, "iterationcount =");
-    if weak_crypto(lower, full, dialect) && !kdf_set_later
+    // A predictable random value where the line or its function says it is a secret.
+    if weak_random(squeezed, dialect) && secret_purpose(&secret_context(at))
+        || weak_crypto(lower, full, dialect) && !kdf_set_later
         || dialect == Dialect::CSharp
             && code.contains("setswitch(")
             && code.replace(' ', "").contains(",true)")
@@ -142,6 +144,21 @@ fn values_and_checks(
     if unsafe_deserialize(code, dialect, new, i) {
         hit(Rule::UnsafeDeserialize);
     }
+}
+
+/// The text a random value's purpose is read from: the line, the two new-side lines before it
+/// and the hunk's function context, lower-cased and squeezed.
+fn secret_context(at: &NewLine<'_>) -> String {
+    let before = at.new[at.i.saturating_sub(2)..at.i]
+        .iter()
+        .map(|l| without_spaces(&l.text.to_ascii_lowercase()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "{}\n{before}\n{}",
+        without_spaces(&at.header.to_ascii_lowercase()),
+        at.full
+    )
 }
 
 /// Rules over errors, resources, contexts, locks and timeouts, with the language-specific
@@ -182,6 +199,9 @@ fn errors_and_lifecycle(at: &NewLine<'_>, tainted: &[String], hit: &mut impl FnM
     }
     if csrf_bypassed(full, tainted) {
         hit(Rule::CsrfOff);
+    }
+    if dialect == Dialect::Ruby && auth_skipped(squeezed) {
+        hit(Rule::AuthCheckRemoved);
     }
     if dialect == Dialect::Go && size_limit_missing(new, i, squeezed) {
         hit(Rule::SizeLimitMissing);
@@ -977,6 +997,80 @@ pub(super) fn edited_text(file: &FileDiff<'_>, kind: LineKind) -> String {
         .collect()
 }
 
+/// Whether a line sets a timeout or deadline on something: an argument or field
+/// (`timeout=10`, `Timeout: 10 * time.Second`), a setter (`conn.SetDeadline(…)`,
+/// `.setReadTimeout(…)`), a context with one. Not a timer (`setTimeout(() => …)`), not a
+/// declaration, not an exception caught, raised or tested. `code` is the line lower-cased with
+/// string contents removed, `squeezed` the same without spaces.
+pub(super) fn timeout_setting(code: &str, squeezed: &str) -> bool {
+    let declares = starts_any(code.trim_start(), FUNCTION_KEYWORDS)
+        || starts_any(
+            code.trim_start(),
+            &[
+                "export ",
+                "public ",
+                "private ",
+                "protected ",
+                "internal ",
+                "static ",
+                "import ",
+                "use ",
+                "#",
+                "//",
+            ],
+        );
+    let about_failure = any(
+        squeezed,
+        &[
+            "exception",
+            "exceeded",
+            "error",
+            "instanceof",
+            "==",
+            "!=",
+            "case",
+            "except",
+            "rescue",
+            "catch",
+        ],
+    );
+    let timer = any(
+        squeezed,
+        &[
+            "settimeout(()",
+            "settimeout(function",
+            "settimeout(async",
+            "settimeout(0)",
+            "cleartimeout(",
+            "newtimer(",
+            "time.after(",
+        ],
+    ) || squeezed.starts_with("settimeout(");
+    let sets = any(
+        squeezed,
+        &[
+            "timeout=",
+            "timeout:",
+            "deadline=",
+            "deadline:",
+            ".settimeout(",
+            "setreadtimeout(",
+            "setconnecttimeout(",
+            "setwritetimeout(",
+            "setsotimeout(",
+            "setdeadline(",
+            "setreaddeadline(",
+            "setwritedeadline(",
+            "context.withtimeout(",
+            "context.withdeadline(",
+            ".timeout(",
+            "_timeout(",
+        ],
+    ) && !squeezed.contains("timeout:=")
+        && !squeezed.contains("timeout==");
+    sets && !declares && !about_failure && !timer
+}
+
 /// Lines that switch CSRF protection on (spaces removed, lower case): Django's middleware and
 /// `csrf_protect`, Rails' `protect_from_forgery`, Flask-WTF's `CSRFProtect`, Express's
 /// `csurf`, ASP.NET's `ValidateAntiForgeryToken`.
@@ -1038,6 +1132,14 @@ pub(super) fn removed_guards(
         {
             push(Rule::TokenVerifyOff, l.new_line, raw);
         }
+        // A context's `defer cancel()` dropped, and the cancel called nowhere else in the file.
+        if dialect == Dialect::Go
+            && squeezed.starts_with("defer")
+            && squeezed.ends_with("cancel()")
+            && !kept("cancel()")
+        {
+            push(Rule::CancelDiscarded, l.new_line, raw);
+        }
         if dialect == Dialect::Go
             && (squeezed == "iferr!=nil{" || squeezed.ends_with(";err!=nil{"))
             && !kept("err!=nil")
@@ -1048,13 +1150,8 @@ pub(super) fn removed_guards(
         if any(&full_squeezed, CSRF_GUARDS) && !kept("csrf") && !kept("forgery") {
             push(Rule::CsrfOff, l.new_line, raw);
         }
-        let timeout_words = ["timeout", "deadline", "settimeout"];
-        if timeout_words.iter().any(|w| squeezed.contains(w))
-            && !timeout_words.iter().any(|w| kept(w))
-            && (squeezed.contains('=') || squeezed.contains(':') || squeezed.contains('('))
-            && !squeezed.starts_with("import")
-            && !squeezed.starts_with("use")
-        {
+        let timeout_words = ["timeout", "deadline"];
+        if timeout_setting(&code, &squeezed) && !timeout_words.iter().any(|w| kept(w)) {
             push(Rule::TimeoutRemoved, l.new_line, raw);
         }
         if any(&squeezed, SIZE_LIMITS) && !kept("limit") && !kept("max") {

@@ -63,11 +63,12 @@ pub enum Rule {
     SizeLimitMissing,
     InputValidationOff,
     SqlFromInput,
+    AuthCheckRemoved,
 }
 
 impl Rule {
     /// Every rule, in order.
-    pub const ALL: [Rule; 38] = [
+    pub const ALL: [Rule; 39] = [
         Rule::TlsVerifyOff,
         Rule::HostKeyOff,
         Rule::TokenVerifyOff,
@@ -106,6 +107,7 @@ impl Rule {
         Rule::SizeLimitMissing,
         Rule::InputValidationOff,
         Rule::SqlFromInput,
+        Rule::AuthCheckRemoved,
     ];
 
     /// The axis the rule raises.
@@ -113,7 +115,7 @@ impl Rule {
         use Rule::*;
         match self {
             TlsVerifyOff | HostKeyOff | TokenVerifyOff | CsrfOff | PermissionsWidened
-            | CredentialLogged | WeakCrypto | RootCertTrusted => AUTH,
+            | CredentialLogged | WeakCrypto | RootCertTrusted | AuthCheckRemoved => AUTH,
             SqlFromString | CommandFromString | EvalFromString | RequestDataInSink
             | MarkupUnescaped | UnsafeDeserialize | ArchivePathUnchecked | SizeLimitMissing
             | InputValidationOff | SqlFromInput => INPUT,
@@ -168,6 +170,7 @@ impl Rule {
             SizeLimitMissing => "size-limit-missing",
             InputValidationOff => "input-validation-off",
             SqlFromInput => "sql-from-input",
+            AuthCheckRemoved => "auth-check-removed",
         }
     }
 
@@ -226,6 +229,9 @@ impl Rule {
             SqlFromInput => {
                 "an SQL statement is built from a function's argument or request data and run"
             }
+            AuthCheckRemoved => {
+                "an authentication or authorization check was removed from a handler or skipped"
+            }
         }
     }
 
@@ -244,6 +250,7 @@ impl Rule {
             RequestDataInSink | EvalFromString | CommandFromString | UnsafeDeserialize => 0.9,
             ErrorCheckRemoved | ResourceUnclosed | MarkupUnescaped | CredentialLogged => 0.85,
             InputValidationOff | ContextDropped | SizeLimitMissing | TestSkipped => 0.85,
+            AuthCheckRemoved => 0.85,
             SqlFromString | SqlFromInput | TimeoutRemoved => 0.8,
             TestDeleted | AssertionLoosened => 0.75,
             TestFileDeleted | CiTestStepRemoved | ErrorSwallowed => 0.7,
@@ -937,6 +944,7 @@ pub fn find_in(unit_files: &[FileDiff<'_>], ctx: &Context) -> Vec<Finding> {
             for hunk in &file.hunks {
                 introduced(hunk, dialect, &mut push);
                 removed_guards(hunk, dialect, &all_added, &mut push);
+                access_removed(hunk, dialect, &all_added, &mut push);
             }
         }
     }
@@ -1238,17 +1246,21 @@ fn words_of(name: &str) -> BTreeSet<String> {
     out
 }
 
+/// Keywords that start a function's declaration (lower case, with their space).
+const FUNCTION_KEYWORDS: &[&str] = &[
+    "def ",
+    "async def ",
+    "func ",
+    "fn ",
+    "pub fn ",
+    "pub(crate) fn ",
+    "function ",
+];
+
 /// The name a line of code declares (a function, method or class), if it declares one.
 fn declared_name(text: &str) -> Option<String> {
     let t = text.trim_start();
-    for kw in [
-        "def ",
-        "async def ",
-        "func ",
-        "fn ",
-        "pub fn ",
-        "pub(crate) fn ",
-        "function ",
+    for kw in FUNCTION_KEYWORDS.iter().copied().chain([
         "export function ",
         "export async function ",
         "async function ",
@@ -1256,7 +1268,7 @@ fn declared_name(text: &str) -> Option<String> {
         "public function ",
         "private function ",
         "protected function ",
-    ] {
+    ]) {
         if let Some(rest) = t.strip_prefix(kw) {
             // Go methods: `func (r *T) Name(`.
             let rest = if rest.starts_with('(') {
@@ -1286,6 +1298,7 @@ fn declared_name(text: &str) -> Option<String> {
     None
 }
 
+mod access;
 mod ci;
 mod introduced;
 mod languages;
@@ -1295,6 +1308,7 @@ mod tampering;
 #[cfg(test)]
 mod tests;
 
+use access::*;
 use ci::*;
 use introduced::*;
 use languages::*;

@@ -350,6 +350,68 @@ pub(super) fn credential_logged(raw: &str, code: &str) -> bool {
     hit || interpolated
 }
 
+/// Random sources that are predictable, as called (lower case, no spaces): JavaScript's
+/// `Math.random`, Python's `random` module, Go's `math/rand`, Java's and C#'s `Random`.
+const WEAK_RANDOM: &[&str] = &[
+    "math.random(",
+    "random.random(",
+    "random.randint(",
+    "random.choice(",
+    "random.choices(",
+    "random.randrange(",
+    "random.getrandbits(",
+    "random.sample(",
+    "rand.intn(",
+    "rand.int63(",
+    "rand.int31(",
+    "rand.uint64(",
+    "rand.uint32(",
+    "newrandom(",
+    "random().next",
+    "mt_rand(",
+    "uniqid(",
+];
+
+/// What a value made from randomness is for when it must not be guessed (lower case, no
+/// spaces).
+const SECRET_PURPOSES: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "nonce",
+    "salt",
+    "otp",
+    "apikey",
+    "api_key",
+    "csrf",
+    "sessionid",
+    "session_id",
+    "resetcode",
+    "reset_code",
+];
+
+/// A predictable random source called on the line (`squeezed`: its code).
+pub(super) fn weak_random(squeezed: &str, dialect: Dialect) -> bool {
+    let bare_rand = || {
+        let b = squeezed.as_bytes();
+        squeezed
+            .match_indices("rand(")
+            .any(|(at, _)| at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_'))
+    };
+    (any(squeezed, WEAK_RANDOM) || matches!(dialect, Dialect::Php | Dialect::Ruby) && bare_rand())
+        && !any(
+            squeezed,
+            &["securerandom", "systemrandom", "secrets.", "crypto."],
+        )
+}
+
+/// Whether `context` (lower case, no spaces) says a value is a secret: a token, password,
+/// nonce, salt or key.
+pub(super) fn secret_purpose(context: &str) -> bool {
+    any(context, SECRET_PURPOSES)
+}
+
 /// Every pattern below holds one of these words: a line without any is not about crypto.
 const WEAK_CRYPTO_WORDS: &[&str] = &[
     "md",

@@ -767,6 +767,11 @@ pub(super) fn test_decl(t: &str) -> Option<String> {
     ] {
         if let Some(rest) = after(prefix) {
             let name = ident(rest);
+            // `func testX()` is an XCTest method; a lower-case Go `func testX(t testing.TB, …)`
+            // is a helper (Go runs `TestX` only), so it takes parameters and is no test.
+            if prefix == "func test" && !rest[name.len()..].trim_start().starts_with("()") {
+                return None;
+            }
             return Some(norm_name(&format!("test{name}")));
         }
     }
