@@ -144,74 +144,76 @@ fn route_literal(lower: &str) -> Option<String> {
     (lit.starts_with('/') && lit.len() > 1).then(|| without_spaces(lit))
 }
 
-/// Access guards removed from a hunk of code. `file_added` is the file's added text
+/// A removed, really changed line of a hunk, read once for every rule over removed lines.
+pub(super) struct RemovedLine<'a, 'b> {
+    /// The hunk's lines, and the line's index among them.
+    pub(super) lines: &'b [Line<'a>],
+    pub(super) k: usize,
+    /// The text trimmed; lower-cased; lower-cased without string contents or spaces.
+    pub(super) raw: &'b str,
+    pub(super) lower: &'b str,
+    pub(super) squeezed: &'b str,
+}
+
+/// An access guard taken away on a removed line. `file_added` is the file's added text
 /// ([`edited_text`]): a guard written again anywhere in the file was kept.
 pub(super) fn access_removed(
-    hunk: &Hunk<'_>,
+    l: &RemovedLine<'_, '_>,
     dialect: Dialect,
     file_added: &str,
     push: &mut impl FnMut(Rule, u32, &str),
 ) {
     let kept = |needle: &str| file_added.contains(needle);
-    let lines = &hunk.lines;
-    for (k, l) in lines.iter().enumerate() {
-        if l.kind != LineKind::Removed || !l.changed {
-            continue;
+    let (lower, squeezed) = (l.lower, l.squeezed);
+    let at = l.lines[l.k].new_line;
+    // A decorator, annotation, attribute or filter naming a guard.
+    let declarative = squeezed.starts_with('@')
+        || squeezed.starts_with('[')
+        || starts_any(
+            squeezed,
+            &["before_action", "before_filter", "before_request"],
+        );
+    if declarative && let Some(name) = guard_name(squeezed) {
+        if !kept(name) {
+            push(Rule::AuthCheckRemoved, at, l.raw);
         }
-        let raw = l.text.trim();
-        let lower = raw.to_ascii_lowercase();
-        let squeezed = without_spaces(&code_only(&lower));
-        // A decorator, annotation, attribute or filter naming a guard.
-        let declarative = squeezed.starts_with('@')
-            || squeezed.starts_with('[')
-            || starts_any(
-                &squeezed,
-                &["before_action", "before_filter", "before_request"],
-            );
-        if declarative && let Some(name) = guard_name(&squeezed) {
-            if !kept(name) {
-                push(Rule::AuthCheckRemoved, l.new_line, raw);
-            }
-            continue;
-        }
-        // Middleware taken off a route that stays, or off the whole app or router.
-        if let Some(name) = guard_name(&squeezed) {
-            let on_route =
-                squeezed.contains(',') && route_literal(&lower).is_some_and(|route| kept(&route));
-            let on_app = squeezed.contains(".use(");
-            if (on_route || on_app) && !kept(name) {
-                push(Rule::AuthCheckRemoved, l.new_line, raw);
-                continue;
-            }
-        }
-        // A check removed with the denial it answered with.
-        if starts_any(&squeezed, &["if(", "if!", "unless"]) || lower.starts_with("if ") {
-            // What the check did: the rest of its line after the condition, and the removed
-            // lines that follow it (a status tested in the condition is not an answer).
-            let first = without_spaces(uncommented(&lower, dialect));
-            let answer_at = ["{", "):", "return", "raise", "throw", "abort", "then"]
-                .iter()
-                .filter_map(|m| first.find(m))
-                .min()
-                .unwrap_or(first.len());
-            let block = std::iter::once(first[answer_at..].to_owned())
-                .chain(
-                    lines[k + 1..]
-                        .iter()
-                        .take(4)
-                        .take_while(|b| b.kind == LineKind::Removed)
-                        .map(|b| {
-                            without_spaces(uncommented(&b.text.to_ascii_lowercase(), dialect))
-                        }),
-                )
-                .collect::<Vec<_>>()
-                .join("\n");
-            let denied = DENIALS
-                .iter()
-                .find(|d| holds_denial(&block, d) && !holds_denial(file_added, d));
-            if denied.is_some() {
-                push(Rule::AuthCheckRemoved, l.new_line, raw);
-            }
+        return;
+    }
+    // Middleware taken off a route that stays, or off the whole app or router.
+    let on_route =
+        || squeezed.contains(',') && route_literal(lower).is_some_and(|route| kept(&route));
+    if (squeezed.contains(".use(") || on_route())
+        && let Some(name) = guard_name(squeezed)
+        && !kept(name)
+    {
+        push(Rule::AuthCheckRemoved, at, l.raw);
+        return;
+    }
+    // A check removed with the denial it answered with.
+    if starts_any(squeezed, &["if(", "if!", "unless"]) || lower.starts_with("if ") {
+        // What the check did: the rest of its line after the condition, and the removed
+        // lines that follow it (a status tested in the condition is not an answer).
+        let first = without_spaces(uncommented(lower, dialect));
+        let answer_at = ["{", "):", "return", "raise", "throw", "abort", "then"]
+            .iter()
+            .filter_map(|m| first.find(m))
+            .min()
+            .unwrap_or(first.len());
+        let block = std::iter::once(first[answer_at..].to_owned())
+            .chain(
+                l.lines[l.k + 1..]
+                    .iter()
+                    .take(4)
+                    .take_while(|b| b.kind == LineKind::Removed)
+                    .map(|b| without_spaces(uncommented(&b.text.to_ascii_lowercase(), dialect))),
+            )
+            .collect::<Vec<_>>()
+            .join("\n");
+        let denied = DENIALS
+            .iter()
+            .any(|d| holds_denial(&block, d) && !holds_denial(file_added, d));
+        if denied {
+            push(Rule::AuthCheckRemoved, at, l.raw);
         }
     }
 }

@@ -1003,6 +1003,10 @@ pub(super) fn edited_text(file: &FileDiff<'_>, kind: LineKind) -> String {
 /// declaration, not an exception caught, raised or tested. `code` is the line lower-cased with
 /// string contents removed, `squeezed` the same without spaces.
 pub(super) fn timeout_setting(code: &str, squeezed: &str) -> bool {
+    // Every setting below names a timeout or a deadline: most lines stop here.
+    if !squeezed.contains("timeout") && !squeezed.contains("deadline") {
+        return false;
+    }
     let declares = starts_any(code.trim_start(), FUNCTION_KEYWORDS)
         || starts_any(
             code.trim_start(),
@@ -1105,16 +1109,23 @@ pub(super) fn removed_guards(
 ) {
     // What the file adds anywhere: a guard moved elsewhere in the file is kept.
     let added_squeezed = file_added;
-    for l in hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Removed && l.changed)
-    {
+    for (k, l) in hunk.lines.iter().enumerate() {
+        if l.kind != LineKind::Removed || !l.changed {
+            continue;
+        }
         let raw = l.text.trim();
         let lower = raw.to_ascii_lowercase();
         let code = code_only(&lower);
         let squeezed = without_spaces(&code);
         let kept = |needle: &str| added_squeezed.contains(needle);
+        let removed = RemovedLine {
+            lines: &hunk.lines,
+            k,
+            raw,
+            lower: &lower,
+            squeezed: &squeezed,
+        };
+        access_removed(&removed, dialect, file_added, push);
         if dialect == Dialect::Go && squeezed.starts_with("deferer") {
             continue;
         }

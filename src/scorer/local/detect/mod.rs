@@ -944,7 +944,6 @@ pub fn find_in(unit_files: &[FileDiff<'_>], ctx: &Context) -> Vec<Finding> {
             for hunk in &file.hunks {
                 introduced(hunk, dialect, &mut push);
                 removed_guards(hunk, dialect, &all_added, &mut push);
-                access_removed(hunk, dialect, &all_added, &mut push);
             }
         }
     }

@@ -393,6 +393,10 @@ const SECRET_PURPOSES: &[&str] = &[
 
 /// A predictable random source called on the line (`squeezed`: its code).
 pub(super) fn weak_random(squeezed: &str, dialect: Dialect) -> bool {
+    // Every source below holds `rand` but PHP's `uniqid(`: most lines stop here.
+    if !squeezed.contains("rand") && !squeezed.contains("uniqid(") {
+        return false;
+    }
     let bare_rand = || {
         let b = squeezed.as_bytes();
         squeezed
