@@ -617,8 +617,10 @@ pub fn choose(data: &Data, parts: &[Parts0], measured: &[f64], b: &Budgets, powe
             v.into_iter().skip(step - 1).step_by(step).collect()
         })
         .collect();
+    // Whether item `i` holds a finding of rule `r`.
+    let holds = |i: usize, r: usize| parts[i].rules.iter().any(|&(_, q)| q == r);
     let present: Vec<bool> = (0..measured.len())
-        .map(|r| parts.iter().any(|p| p.rules.iter().any(|&(_, q)| q == r)))
+        .map(|r| (0..parts.len()).any(|i| holds(i, r)))
         .collect();
     let mut at = [0usize; AXIS_COUNT];
     let mut t = [1.0 + 1e-9; AXIS_COUNT];
@@ -680,11 +682,9 @@ pub fn choose(data: &Data, parts: &[Parts0], measured: &[f64], b: &Budgets, powe
     // what withdraws the presumption.
     let prior = PRIOR_HITS / (PRIOR_HITS + PRIOR_ALARMS);
     for r in 0..measured.len() {
-        let alarmed = budgets.iter().any(|(items, _, _)| {
-            items
-                .iter()
-                .any(|&i| parts[i].rules.iter().any(|&(_, q)| q == r))
-        });
+        let alarmed = budgets
+            .iter()
+            .any(|(items, _, _)| items.iter().any(|&i| holds(i, r)));
         if !trusted[r] && !alarmed && measured[r] >= prior - 1e-12 {
             trusted[r] = true;
         }
