@@ -1052,6 +1052,888 @@ fn checklist_cases() -> Vec<(&'static str, &'static str, String)> {
     ]
 }
 
+/// A second list of 84 textbook changes in eight languages, written after the first
+/// checklist's misses were mended, in two parts each read once with the model then shipped
+/// (`fe916326…`) and the detectors of the moment: 41 of the first 48 and 27 of the next 36
+/// selected their axis. The misses named the rules added with this list, so the count is
+/// in-sample from here on.
+fn second_checklist_cases() -> Vec<(&'static str, &'static str, String)> {
+    vec![
+        (
+            "py subprocess shell f-string",
+            "input_validation",
+            edit(
+                "app/tasks.py",
+                "def archive(name):",
+                &["    subprocess.run([\"tar\", \"czf\", name + \".tgz\", name], check=True)"],
+                &["    subprocess.run(f\"tar czf {name}.tgz {name}\", shell=True, check=True)"],
+            ),
+        ),
+        (
+            "py pickle.loads request",
+            "input_validation",
+            edit(
+                "app/views.py",
+                "def restore(request):",
+                &["    state = json.loads(request.body)"],
+                &["    state = pickle.loads(request.body)"],
+            ),
+        ),
+        (
+            "py csrf_exempt added",
+            "auth_boundary",
+            edit("app/views.py", "@require_POST", &[], &["@csrf_exempt"]),
+        ),
+        (
+            "py jwt no verify",
+            "auth_boundary",
+            edit(
+                "app/auth.py",
+                "def current_user(token):",
+                &["    claims = jwt.decode(token, KEY, algorithms=[\"HS256\"])"],
+                &["    claims = jwt.decode(token, options={\"verify_signature\": False})"],
+            ),
+        ),
+        (
+            "py except pass in loop",
+            "error_handling",
+            edit(
+                "app/sync.py",
+                "    for item in items:",
+                &["        push(item)"],
+                &[
+                    "        try:",
+                    "            push(item)",
+                    "        except Exception:",
+                    "            pass",
+                ],
+            ),
+        ),
+        (
+            "py open without with",
+            "lifecycle",
+            edit(
+                "app/report.py",
+                "def header(path):",
+                &["    with open(path) as f:", "        return f.readline()"],
+                &["    f = open(path)", "    return f.readline()"],
+            ),
+        ),
+        (
+            "py pytest skip added",
+            "regression_tests",
+            edit(
+                "tests/test_billing.py",
+                "def test_refund_rounding():",
+                &[],
+                &["    pytest.skip(\"flaky\")"],
+            ),
+        ),
+        (
+            "py assert loosened",
+            "regression_tests",
+            edit(
+                "tests/test_api.py",
+                "def test_status():",
+                &["    assert resp.status_code == 200"],
+                &["    assert resp.status_code is not None"],
+            ),
+        ),
+        (
+            "js exec template",
+            "input_validation",
+            edit(
+                "src/git.js",
+                "function checkout(branch) {",
+                &["  return execFile('git', ['checkout', branch]);"],
+                &["  return exec(`git checkout ${branch}`);"],
+            ),
+        ),
+        (
+            "js innerHTML from query",
+            "input_validation",
+            edit(
+                "src/page.js",
+                "function greet() {",
+                &["  el.textContent = params.get('name');"],
+                &["  el.innerHTML = params.get('name');"],
+            ),
+        ),
+        (
+            "js TLS env off",
+            "auth_boundary",
+            edit(
+                "src/client.js",
+                "const https = require('https');",
+                &[],
+                &["process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';"],
+            ),
+        ),
+        (
+            "js empty catch",
+            "error_handling",
+            edit(
+                "src/save.ts",
+                "export async function save(doc: Doc) {",
+                &["  await db.put(doc);"],
+                &["  try { await db.put(doc); } catch (e) {}"],
+            ),
+        ),
+        (
+            "js it.only",
+            "regression_tests",
+            edit(
+                "test/cart.test.js",
+                "describe('cart', () => {",
+                &["  it('adds items', () => {"],
+                &["  it.only('adds items', () => {"],
+            ),
+        ),
+        (
+            "js jwt ignoreExpiration",
+            "auth_boundary",
+            edit(
+                "src/auth.ts",
+                "export function verify(token: string) {",
+                &["  return jwt.verify(token, secret);"],
+                &["  return jwt.verify(token, secret, { ignoreExpiration: true });"],
+            ),
+        ),
+        (
+            "go exec sh -c",
+            "input_validation",
+            edit(
+                "internal/run/run.go",
+                "func Run(name string) error {",
+                &["\tcmd := exec.Command(\"convert\", name, name+\".png\")"],
+                &["\tcmd := exec.Command(\"sh\", \"-c\", \"convert \"+name+\" \"+name+\".png\")"],
+            ),
+        ),
+        (
+            "go WriteFile 0777",
+            "auth_boundary",
+            edit(
+                "internal/store/store.go",
+                "func Save(p string, b []byte) error {",
+                &["\treturn os.WriteFile(p, b, 0o600)"],
+                &["\treturn os.WriteFile(p, b, 0o777)"],
+            ),
+        ),
+        (
+            "go error ignored _",
+            "error_handling",
+            edit(
+                "internal/store/store.go",
+                "func Flush(f *os.File) {",
+                &[
+                    "\tif err := f.Sync(); err != nil {",
+                    "\t\tlog.Printf(\"sync: %v\", err)",
+                    "\t}",
+                ],
+                &["\t_ = f.Sync()"],
+            ),
+        ),
+        (
+            "go body not closed",
+            "lifecycle",
+            edit(
+                "internal/fetch/fetch.go",
+                "\tresp, err := http.Get(url)",
+                &["\tdefer resp.Body.Close()"],
+                &[],
+            ),
+        ),
+        (
+            "go lock no unlock",
+            "lifecycle",
+            edit(
+                "internal/cache/cache.go",
+                "func (c *Cache) Put(k string, v []byte) {",
+                &["\tc.mu.Lock()", "\tdefer c.mu.Unlock()"],
+                &["\tc.mu.Lock()"],
+            ),
+        ),
+        (
+            "go t.Skip",
+            "regression_tests",
+            edit(
+                "internal/cache/cache_test.go",
+                "func TestEviction(t *testing.T) {",
+                &[],
+                &["\tt.Skip(\"TODO\")"],
+            ),
+        ),
+        (
+            "java SQL concat",
+            "input_validation",
+            edit(
+                "src/main/java/com/acme/UserDao.java",
+                "    public User find(String name) throws SQLException {",
+                &[
+                    "        PreparedStatement ps = conn.prepareStatement(\"SELECT * FROM users WHERE name = ?\");",
+                ],
+                &[
+                    "        ResultSet rs = conn.createStatement().executeQuery(\"SELECT * FROM users WHERE name = '\" + name + \"'\");",
+                ],
+            ),
+        ),
+        (
+            "java readObject",
+            "input_validation",
+            edit(
+                "src/main/java/com/acme/Session.java",
+                "    Object load(InputStream in) throws Exception {",
+                &["        return mapper.readValue(in, Session.class);"],
+                &["        return new ObjectInputStream(in).readObject();"],
+            ),
+        ),
+        (
+            "java trust all",
+            "auth_boundary",
+            edit(
+                "src/main/java/com/acme/Http.java",
+                "    void configure(HttpsURLConnection c) {",
+                &[],
+                &["        c.setHostnameVerifier((host, session) -> true);"],
+            ),
+        ),
+        (
+            "java catch empty one line",
+            "error_handling",
+            edit(
+                "src/main/java/com/acme/Importer.java",
+                "    void load() {",
+                &["        importAll();"],
+                &["        try { importAll(); } catch (Exception e) { }"],
+            ),
+        ),
+        (
+            "java @Ignore",
+            "regression_tests",
+            edit(
+                "src/test/java/com/acme/JobTest.java",
+                "    @Test",
+                &[],
+                &["    @Ignore"],
+            ),
+        ),
+        (
+            "java md5 password",
+            "auth_boundary",
+            edit(
+                "src/main/java/com/acme/Passwords.java",
+                "    String hash(String password) throws Exception {",
+                &["        MessageDigest md = MessageDigest.getInstance(\"SHA-256\");"],
+                &["        MessageDigest md = MessageDigest.getInstance(\"MD5\");"],
+            ),
+        ),
+        (
+            "rb sql interpolation",
+            "input_validation",
+            edit(
+                "app/models/user.rb",
+                "  def self.named(name)",
+                &["    where(name: name)"],
+                &["    where(\"name = '#{name}'\")"],
+            ),
+        ),
+        (
+            "rb system interpolation",
+            "input_validation",
+            edit(
+                "app/jobs/thumb.rb",
+                "  def perform(path)",
+                &["    system('convert', path, 'thumb.png')"],
+                &["    system(\"convert #{path} thumb.png\")"],
+            ),
+        ),
+        (
+            "rb rescue nil",
+            "error_handling",
+            edit(
+                "app/services/sync.rb",
+                "  def call",
+                &["    client.push(payload)"],
+                &["    client.push(payload) rescue nil"],
+            ),
+        ),
+        (
+            "rb html_safe",
+            "input_validation",
+            edit(
+                "app/helpers/bio_helper.rb",
+                "  def bio(user)",
+                &["    user.bio"],
+                &["    user.bio.html_safe"],
+            ),
+        ),
+        (
+            "rb skip csrf",
+            "auth_boundary",
+            edit(
+                "app/controllers/hooks_controller.rb",
+                "class HooksController < ApplicationController",
+                &[],
+                &["  skip_before_action :verify_authenticity_token"],
+            ),
+        ),
+        (
+            "rb xit",
+            "regression_tests",
+            edit(
+                "spec/models/user_spec.rb",
+                "  describe '#name' do",
+                &["    it 'joins first and last' do"],
+                &["    xit 'joins first and last' do"],
+            ),
+        ),
+        (
+            "rs accept invalid certs",
+            "auth_boundary",
+            edit(
+                "src/net.rs",
+                "fn client() -> reqwest::Client {",
+                &["    reqwest::Client::builder().build().unwrap()"],
+                &[
+                    "    reqwest::Client::builder().danger_accept_invalid_certs(true).build().unwrap()",
+                ],
+            ),
+        ),
+        (
+            "rs sh -c format",
+            "input_validation",
+            edit(
+                "src/run.rs",
+                "fn convert(name: &str) -> io::Result<()> {",
+                &["    Command::new(\"convert\").arg(name).status()?;"],
+                &[
+                    "    Command::new(\"sh\").arg(\"-c\").arg(format!(\"convert {name}\")).status()?;",
+                ],
+            ),
+        ),
+        (
+            "rs let _ send result io",
+            "error_handling",
+            edit(
+                "src/log.rs",
+                "    fn write(&mut self, line: &str) {",
+                &["        self.out.write_all(line.as_bytes())?;"],
+                &["        let _ = self.out.write_all(line.as_bytes());"],
+            ),
+        ),
+        (
+            "rs #[ignore]",
+            "regression_tests",
+            edit("tests/parse.rs", "#[test]", &[], &["#[ignore]"]),
+        ),
+        (
+            "rs permissions 777",
+            "auth_boundary",
+            edit(
+                "src/install.rs",
+                "fn install(p: &Path) -> io::Result<()> {",
+                &["    fs::set_permissions(p, fs::Permissions::from_mode(0o755))?;"],
+                &["    fs::set_permissions(p, fs::Permissions::from_mode(0o777))?;"],
+            ),
+        ),
+        (
+            "php mysqli concat",
+            "input_validation",
+            edit(
+                "src/users.php",
+                "function find_user($db) {",
+                &["    $stmt = $db->prepare('SELECT * FROM users WHERE id = ?');"],
+                &[
+                    "    $res = mysqli_query($db, \"SELECT * FROM users WHERE id = \" . $_GET['id']);",
+                ],
+            ),
+        ),
+        (
+            "php unserialize",
+            "input_validation",
+            edit(
+                "src/cart.php",
+                "function load_cart() {",
+                &["    return json_decode($_COOKIE['cart'], true);"],
+                &["    return unserialize($_COOKIE['cart']);"],
+            ),
+        ),
+        (
+            "php echo get",
+            "input_validation",
+            edit(
+                "src/search.php",
+                "<h1>Results</h1>",
+                &["<p><?= htmlspecialchars($_GET['q']) ?></p>"],
+                &["<p><?= $_GET['q'] ?></p>"],
+            ),
+        ),
+        (
+            "php include get",
+            "input_validation",
+            edit(
+                "src/index.php",
+                "$page = $_GET['page'];",
+                &["include 'pages/home.php';"],
+                &["include $page . '.php';"],
+            ),
+        ),
+        (
+            "php curl verify off",
+            "auth_boundary",
+            edit(
+                "src/http.php",
+                "$ch = curl_init($url);",
+                &[],
+                &["curl_setopt($ch, CURLOPT_SSL_VERIFYPEER, false);"],
+            ),
+        ),
+        (
+            "cs SqlCommand concat",
+            "input_validation",
+            edit(
+                "src/Acme/Users.cs",
+                "        public User Find(string name) {",
+                &[
+                    "            var cmd = new SqlCommand(\"SELECT * FROM Users WHERE Name = @n\", conn);",
+                ],
+                &[
+                    "            var cmd = new SqlCommand(\"SELECT * FROM Users WHERE Name = '\" + name + \"'\", conn);",
+                ],
+            ),
+        ),
+        (
+            "cs BinaryFormatter",
+            "input_validation",
+            edit(
+                "src/Acme/Store.cs",
+                "        public object Load(Stream s) {",
+                &["            return JsonSerializer.Deserialize<State>(s);"],
+                &["            return new BinaryFormatter().Deserialize(s);"],
+            ),
+        ),
+        (
+            "cs cert callback true",
+            "auth_boundary",
+            edit(
+                "src/Acme/Http.cs",
+                "        static HttpClient Make() {",
+                &[],
+                &[
+                    "            ServicePointManager.ServerCertificateValidationCallback = (s, c, ch, e) => true;",
+                ],
+            ),
+        ),
+        (
+            "cs catch empty",
+            "error_handling",
+            edit(
+                "src/Acme/Sync.cs",
+                "        void Push() {",
+                &["            client.Send(batch);"],
+                &["            try { client.Send(batch); } catch { }"],
+            ),
+        ),
+        (
+            "cs [Fact(Skip)]",
+            "regression_tests",
+            edit(
+                "tests/Acme.Tests/SyncTests.cs",
+                "    public class SyncTests {",
+                &["        [Fact]"],
+                &["        [Fact(Skip = \"flaky\")]"],
+            ),
+        ),
+        (
+            "cs AllowAnonymous",
+            "auth_boundary",
+            edit(
+                "src/Acme/AdminController.cs",
+                "    [Authorize(Roles = \"Admin\")]",
+                &[],
+                &["    [AllowAnonymous]"],
+            ),
+        ),
+        (
+            "py yaml.load",
+            "input_validation",
+            edit(
+                "app/config.py",
+                "def load(path):",
+                &["    return yaml.safe_load(open(path))"],
+                &["    return yaml.load(open(path), Loader=yaml.Loader)"],
+            ),
+        ),
+        (
+            "py md5 password",
+            "auth_boundary",
+            edit(
+                "app/users.py",
+                "def hash_password(pw):",
+                &["    return bcrypt.hashpw(pw.encode(), bcrypt.gensalt())"],
+                &["    return hashlib.md5(pw.encode()).hexdigest()"],
+            ),
+        ),
+        (
+            "py log token",
+            "auth_boundary",
+            edit(
+                "app/auth.py",
+                "def login(user, token):",
+                &[],
+                &["    logger.info(f\"login {user} token={token}\")"],
+            ),
+        ),
+        (
+            "py chmod 777",
+            "auth_boundary",
+            edit(
+                "app/install.py",
+                "def install(path):",
+                &["    os.chmod(path, 0o600)"],
+                &["    os.chmod(path, 0o777)"],
+            ),
+        ),
+        (
+            "py eval input",
+            "input_validation",
+            edit(
+                "app/calc.py",
+                "def calc(request):",
+                &["    return ast.literal_eval(request.GET['expr'])"],
+                &["    return eval(request.GET['expr'])"],
+            ),
+        ),
+        (
+            "py send_file path",
+            "input_validation",
+            edit(
+                "app/views.py",
+                "def download(request):",
+                &["    return send_from_directory(UPLOADS, request.args['f'])"],
+                &["    return send_file(os.path.join(UPLOADS, request.args['f']))"],
+            ),
+        ),
+        (
+            "py lock acquire no release",
+            "lifecycle",
+            edit(
+                "app/cache.py",
+                "    def put(self, k, v):",
+                &["        with self.lock:", "            self.d[k] = v"],
+                &["        self.lock.acquire()", "        self.d[k] = v"],
+            ),
+        ),
+        (
+            "py test deleted",
+            "regression_tests",
+            edit(
+                "tests/test_refunds.py",
+                "",
+                &[
+                    "def test_refund_never_negative():",
+                    "    assert refund(-5) == 0",
+                    "",
+                ],
+                &[],
+            ),
+        ),
+        (
+            "py xfail",
+            "regression_tests",
+            edit(
+                "tests/test_tax.py",
+                "",
+                &[],
+                &["@pytest.mark.xfail(reason=\"rounding\")"],
+            ),
+        ),
+        (
+            "py approx loosened",
+            "regression_tests",
+            edit(
+                "tests/test_tax.py",
+                "def test_vat():",
+                &["    assert vat(100) == 20"],
+                &["    assert vat(100) == pytest.approx(20, rel=0.5)"],
+            ),
+        ),
+        (
+            "js cors star creds",
+            "auth_boundary",
+            edit(
+                "src/server.js",
+                "const app = express();",
+                &["app.use(cors({ origin: 'https://app.acme.io', credentials: true }));"],
+                &["app.use(cors({ origin: '*', credentials: true }));"],
+            ),
+        ),
+        (
+            "js eval body",
+            "input_validation",
+            edit(
+                "src/calc.js",
+                "app.post('/calc', (req, res) => {",
+                &["  res.json({ v: safeEval(req.body.expr) });"],
+                &["  res.json({ v: eval(req.body.expr) });"],
+            ),
+        ),
+        (
+            "js helmet removed",
+            "auth_boundary",
+            edit(
+                "src/server.js",
+                "const app = express();",
+                &["app.use(helmet());"],
+                &[],
+            ),
+        ),
+        (
+            "js describe.skip",
+            "regression_tests",
+            edit(
+                "test/api.test.ts",
+                "",
+                &["describe('payments', () => {"],
+                &["describe.skip('payments', () => {"],
+            ),
+        ),
+        (
+            "js expect loosened",
+            "regression_tests",
+            edit(
+                "test/api.test.ts",
+                "  it('returns the total', async () => {",
+                &["    expect(total).toBe(42);"],
+                &["    expect(total).toBeDefined();"],
+            ),
+        ),
+        (
+            "js promise catch swallow",
+            "error_handling",
+            edit(
+                "src/sync.js",
+                "function sync() {",
+                &["  return push().catch(err => log.error(err));"],
+                &["  push().catch(() => {});"],
+            ),
+        ),
+        (
+            "go sql sprintf",
+            "input_validation",
+            edit(
+                "internal/db/users.go",
+                "func Find(db *sql.DB, name string) (*sql.Rows, error) {",
+                &["\treturn db.Query(\"SELECT * FROM users WHERE name = $1\", name)"],
+                &[
+                    "\treturn db.Query(fmt.Sprintf(\"SELECT * FROM users WHERE name = '%s'\", name))",
+                ],
+            ),
+        ),
+        (
+            "go template.HTML",
+            "input_validation",
+            edit(
+                "internal/web/render.go",
+                "func bio(u User) template.HTML {",
+                &["\treturn template.HTML(template.HTMLEscapeString(u.Bio))"],
+                &["\treturn template.HTML(u.Bio)"],
+            ),
+        ),
+        (
+            "go err check removed",
+            "error_handling",
+            edit(
+                "internal/store/store.go",
+                "\terr := s.db.Save(rec)",
+                &["\tif err != nil {", "\t\treturn err", "\t}"],
+                &[],
+            ),
+        ),
+        (
+            "go ctx background",
+            "lifecycle",
+            edit(
+                "internal/api/handler.go",
+                "func (h *H) Get(ctx context.Context, id string) error {",
+                &["\treturn h.store.Load(ctx, id)"],
+                &["\treturn h.store.Load(context.Background(), id)"],
+            ),
+        ),
+        (
+            "go assert removed",
+            "regression_tests",
+            edit(
+                "internal/store/store_test.go",
+                "\tgot, err := s.Load(\"a\")",
+                &["\trequire.NoError(t, err)", "\trequire.Equal(t, want, got)"],
+                &[],
+            ),
+        ),
+        (
+            "java ProcessBuilder sh",
+            "input_validation",
+            edit(
+                "src/main/java/com/acme/Run.java",
+                "    void convert(String name) throws IOException {",
+                &["        new ProcessBuilder(\"convert\", name).start();"],
+                &["        Runtime.getRuntime().exec(\"sh -c convert \" + name);"],
+            ),
+        ),
+        (
+            "java stream not closed",
+            "lifecycle",
+            edit(
+                "src/main/java/com/acme/Files.java",
+                "    String first(Path p) throws IOException {",
+                &[
+                    "        try (BufferedReader r = Files.newBufferedReader(p)) {",
+                    "            return r.readLine();",
+                    "        }",
+                ],
+                &[
+                    "        BufferedReader r = Files.newBufferedReader(p);",
+                    "        return r.readLine();",
+                ],
+            ),
+        ),
+        (
+            "java log password",
+            "auth_boundary",
+            edit(
+                "src/main/java/com/acme/Login.java",
+                "    void login(String user, String password) {",
+                &[],
+                &["        log.info(\"login {} with password {}\", user, password);"],
+            ),
+        ),
+        (
+            "java assertEquals removed",
+            "regression_tests",
+            edit(
+                "src/test/java/com/acme/TaxTest.java",
+                "        BigDecimal v = tax.vat(100);",
+                &["        assertEquals(new BigDecimal(\"20\"), v);"],
+                &[],
+            ),
+        ),
+        (
+            "rb Marshal.load",
+            "input_validation",
+            edit(
+                "app/models/session.rb",
+                "  def self.restore(blob)",
+                &["    JSON.parse(blob)"],
+                &["    Marshal.load(blob)"],
+            ),
+        ),
+        (
+            "rb send params",
+            "input_validation",
+            edit(
+                "app/controllers/report_controller.rb",
+                "  def show",
+                &["    @report = Report.public_send(:summary)"],
+                &["    @report = Report.send(params[:kind])"],
+            ),
+        ),
+        (
+            "rb pending",
+            "regression_tests",
+            edit(
+                "spec/models/order_spec.rb",
+                "  it 'totals lines' do",
+                &[],
+                &["    pending 'flaky'"],
+            ),
+        ),
+        (
+            "rs unwrap removed ?",
+            "error_handling",
+            edit(
+                "src/cfg.rs",
+                "fn load(p: &Path) -> Result<Cfg> {",
+                &["    let s = fs::read_to_string(p)?;"],
+                &["    let s = fs::read_to_string(p).unwrap_or_default();"],
+            ),
+        ),
+        (
+            "rs lock no drop",
+            "lifecycle",
+            edit(
+                "src/cache.rs",
+                "    fn put(&self, k: String, v: Vec<u8>) {",
+                &["        self.map.lock().unwrap().insert(k, v);"],
+                &[
+                    "        let mut g = self.map.lock().unwrap();",
+                    "        g.insert(k, v);",
+                    "        std::mem::forget(g);",
+                ],
+            ),
+        ),
+        (
+            "php md5 password",
+            "auth_boundary",
+            edit(
+                "src/auth.php",
+                "function hash_pw($pw) {",
+                &["    return password_hash($pw, PASSWORD_DEFAULT);"],
+                &["    return md5($pw);"],
+            ),
+        ),
+        (
+            "php shell_exec",
+            "input_validation",
+            edit(
+                "src/convert.php",
+                "function convert($name) {",
+                &["    exec('convert ' . escapeshellarg($name));"],
+                &["    shell_exec('convert ' . $name);"],
+            ),
+        ),
+        (
+            "php empty catch",
+            "error_handling",
+            edit(
+                "src/sync.php",
+                "function push($c) {",
+                &["    $c->send();"],
+                &["    try { $c->send(); } catch (Exception $e) {}"],
+            ),
+        ),
+        (
+            "cs Process.Start interp",
+            "input_validation",
+            edit(
+                "src/Acme/Run.cs",
+                "        void Convert(string name) {",
+                &["            Process.Start(\"convert\", new[] { name });"],
+                &["            Process.Start(\"cmd.exe\", $\"/c convert {name}\");"],
+            ),
+        ),
+        (
+            "cs ValidateAntiForgery removed",
+            "auth_boundary",
+            edit(
+                "src/Acme/OrdersController.cs",
+                "        [HttpPost]",
+                &["        [ValidateAntiForgeryToken]"],
+                &[],
+            ),
+        ),
+        (
+            "cs Ignore test",
+            "regression_tests",
+            edit(
+                "tests/Acme.Tests/OrderTests.cs",
+                "        [Test]",
+                &[],
+                &["        [Ignore(\"flaky\")]"],
+            ),
+        ),
+    ]
+}
+
 /// A harmless docs file and an unrelated helper of another folder.
 const COMPANIONS: &str = "diff --git a/docs/usage.md b/docs/usage.md\n--- a/docs/usage.md\n+++ b/docs/usage.md\n@@ -1,1 +1,4 @@\n # Usage\n+\n+Run `make` to build.\n+See the changelog.\n\
     diff --git a/tools/fmt/width.py b/tools/fmt/width.py\n--- a/tools/fmt/width.py\n+++ b/tools/fmt/width.py\n@@ -1,1 +1,3 @@\n import os\n+def column_width():\n+    return int(os.environ.get(\"COLUMNS\", \"80\"))\n";
@@ -1092,11 +1974,16 @@ fn count_selected(cases: &[(&'static str, &'static str, String)]) -> usize {
     fired
 }
 
+/// Asserts that at least `floor` of `cases` select their axis (measured when the model
+/// shipped, see CHANGELOG: in-sample, a regression floor) and that companions change nothing.
+fn assert_floor(cases: &[(&'static str, &'static str, String)], floor: usize) {
+    let fired = count_selected(cases);
+    assert!(fired >= floor, "{fired} of {} fire", cases.len());
+}
+
 #[test]
 fn textbook_one_liners_select_their_axis_and_companions_change_nothing() {
-    let fired = count_selected(&cases());
-    // Measured when this model shipped: see CHANGELOG (in-sample; a regression floor).
-    assert!(fired >= FLOOR, "{fired} of {} fire", cases().len());
+    assert_floor(&cases(), FLOOR);
 }
 
 /// The least number of the 20 that must select their axis.
@@ -1104,11 +1991,16 @@ const FLOOR: usize = 20;
 
 #[test]
 fn checklist_changes_select_their_axis_and_companions_change_nothing() {
-    let cases = checklist_cases();
-    let fired = count_selected(&cases);
-    // Measured when this model shipped: see CHANGELOG (in-sample; a regression floor).
-    assert!(fired >= CHECKLIST_FLOOR, "{fired} of {} fire", cases.len());
+    assert_floor(&checklist_cases(), CHECKLIST_FLOOR);
 }
 
 /// The least number of the 75 checklist changes that must select their axis.
-const CHECKLIST_FLOOR: usize = 67;
+const CHECKLIST_FLOOR: usize = 73;
+
+#[test]
+fn second_checklist_changes_select_their_axis_and_companions_change_nothing() {
+    assert_floor(&second_checklist_cases(), SECOND_FLOOR);
+}
+
+/// The least number of the 84 changes of the second list that must select their axis.
+const SECOND_FLOOR: usize = 79;

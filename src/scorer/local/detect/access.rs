@@ -70,6 +70,15 @@ const GRANTS: &[&str] = &[
     "public",
 ];
 
+/// Grants of anonymous access by name (lower case, no spaces).
+const ANONYMOUS_GRANTS: &[&str] = &[
+    "allowanonymous",
+    "permitall",
+    "anonymousallowed",
+    "allowany",
+    "allow_unauthenticated_access",
+];
+
 /// What a handler answers when access is refused (lower case, no spaces).
 const DENIALS: &[&str] = &[
     "unauthorized",
@@ -166,6 +175,21 @@ pub(super) fn access_removed(
     let kept = |needle: &str| file_added.contains(needle);
     let (lower, squeezed) = (l.lower, l.squeezed);
     let at = l.lines[l.k].new_line;
+    // A guard replaced by a grant in the same hunk: `permission_classes = [IsAuthenticated]`
+    // becomes `[AllowAny]`, `@RolesAllowed("admin")` becomes `@PermitAll`.
+    if guard_name(squeezed).is_some()
+        && l.lines.iter().any(|a| {
+            a.kind == LineKind::Added
+                && a.changed
+                && any(
+                    &without_spaces(&a.text.to_ascii_lowercase()),
+                    ANONYMOUS_GRANTS,
+                )
+        })
+    {
+        push(Rule::AuthCheckRemoved, at, l.raw);
+        return;
+    }
     // A decorator, annotation, attribute or filter naming a guard.
     let declarative = squeezed.starts_with('@')
         || squeezed.starts_with('[')
@@ -235,4 +259,23 @@ pub(super) fn auth_skipped(squeezed: &str) -> bool {
                 "check_permission",
             ],
         )
+}
+
+/// Anonymous access granted where a guard stands (`[AllowAnonymous]` on an action of an
+/// `[Authorize]` controller, `@PermitAll`, Django REST framework's `AllowAny`, Rails'
+/// `allow_unauthenticated_access`): another line of the hunk's new side names a guard, so
+/// the grant opens something that was closed.
+pub(super) fn anonymous_allowed(at: &NewLine<'_>) -> bool {
+    let s = at.squeezed;
+    let grants = s.starts_with("[allowanonymous")
+        || s.starts_with("@permitall")
+        || s.starts_with("@anonymousallowed")
+        || s.starts_with("allow_unauthenticated_access")
+        || (s.contains("permission_classes") && s.contains("allowany"));
+    grants
+        && at
+            .lowered
+            .iter()
+            .enumerate()
+            .any(|(k, l)| k != at.i && guard_name(&without_spaces(&l.code)).is_some())
 }

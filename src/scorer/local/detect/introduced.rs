@@ -99,7 +99,7 @@ fn values_and_checks(
     if let Some(rule) = verification_off(lower, full, dialect) {
         hit(rule);
     }
-    if permissions_widened(lower, squeezed) {
+    if permissions_widened(lower, squeezed) || cors_opened(full) {
         hit(Rule::PermissionsWidened);
     }
     if credential_logged(raw, code) {
@@ -117,7 +117,7 @@ fn values_and_checks(
     {
         hit(Rule::WeakCrypto);
     }
-    if sql_string(lower) && interpolated(raw) {
+    if (sql_string(lower) || raw_sql_call(full, dialect)) && interpolated(raw) {
         let spliced = spliced_values(raw);
         if spliced
             .as_deref()
@@ -200,7 +200,7 @@ fn errors_and_lifecycle(at: &NewLine<'_>, tainted: &[String], hit: &mut impl FnM
     if csrf_bypassed(full, tainted) {
         hit(Rule::CsrfOff);
     }
-    if dialect == Dialect::Ruby && auth_skipped(squeezed) {
+    if dialect == Dialect::Ruby && auth_skipped(squeezed) || anonymous_allowed(at) {
         hit(Rule::AuthCheckRemoved);
     }
     if dialect == Dialect::Go && size_limit_missing(new, i, squeezed) {
@@ -485,6 +485,8 @@ const SINK_OF_SQL: &[&str] = &[
     "database.query(",
     "find_by_sql(",
     ".where(\"",
+    "sqlx::query",
+    "sql_query(",
 ];
 
 const SINK_OF_COMMAND: &[&str] = &[
@@ -609,6 +611,7 @@ const SINK_OF_PLACES: &[&str] = &[
 ];
 
 const SINK_OF_OUTPUT: &[&str] = &[
+    "<?=",
     "echo ",
     "print ",
     "res.send(",
@@ -643,6 +646,14 @@ pub(super) fn sink_of(code: &str, dialect: Dialect) -> Option<(Rule, &'static st
             .find(|s| code.contains(s))
     {
         return Some((Rule::EvalFromString, s));
+    }
+    // PHP's `include $page;`: a statement, not a call.
+    if dialect == Dialect::Php
+        && let Some(s) = ["include_once ", "require_once ", "include ", "require "]
+            .into_iter()
+            .find(|s| code.trim_start().starts_with(s))
+    {
+        return Some((Rule::RequestDataInSink, s));
     }
     if let Some(s) = find(SINK_OF_PLACES) {
         return Some((Rule::RequestDataInSink, s));
@@ -1150,6 +1161,14 @@ pub(super) fn removed_guards(
             && !kept("cancel()")
         {
             push(Rule::CancelDiscarded, l.new_line, raw);
+        }
+        // A `defer x.Close()` dropped, and nothing closed anywhere else in the file.
+        if dialect == Dialect::Go
+            && squeezed.starts_with("defer")
+            && squeezed.ends_with(".close()")
+            && !kept("close()")
+        {
+            push(Rule::ResourceUnclosed, l.new_line, raw);
         }
         if dialect == Dialect::Go
             && (squeezed == "iferr!=nil{" || squeezed.ends_with(";err!=nil{"))

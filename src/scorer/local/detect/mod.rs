@@ -64,11 +64,12 @@ pub enum Rule {
     InputValidationOff,
     SqlFromInput,
     AuthCheckRemoved,
+    TimeoutDropped,
 }
 
 impl Rule {
     /// Every rule, in order.
-    pub const ALL: [Rule; 39] = [
+    pub const ALL: [Rule; 40] = [
         Rule::TlsVerifyOff,
         Rule::HostKeyOff,
         Rule::TokenVerifyOff,
@@ -108,6 +109,7 @@ impl Rule {
         Rule::InputValidationOff,
         Rule::SqlFromInput,
         Rule::AuthCheckRemoved,
+        Rule::TimeoutDropped,
     ];
 
     /// The axis the rule raises.
@@ -121,7 +123,7 @@ impl Rule {
             | InputValidationOff | SqlFromInput => INPUT,
             ErrorSwallowed | ErrorCheckRemoved | ErrorDiscarded | JumpInFinally => ERROR,
             ResourceUnclosed | UnlockRemoved | CancelDiscarded | TimeoutRemoved
-            | ContextDropped => LIFECYCLE,
+            | ContextDropped | TimeoutDropped => LIFECYCLE,
             TestSkipped | TestFocused | TestDeleted | TestFileDeleted | AssertionRemoved
             | AssertionLoosened | AssertionCaught | ExpectationChanged | SnapshotRewritten
             | CiTolerant | CiTestStepRemoved => TESTS,
@@ -171,6 +173,7 @@ impl Rule {
             InputValidationOff => "input-validation-off",
             SqlFromInput => "sql-from-input",
             AuthCheckRemoved => "auth-check-removed",
+            TimeoutDropped => "timeout-dropped",
         }
     }
 
@@ -232,6 +235,7 @@ impl Rule {
             AuthCheckRemoved => {
                 "an authentication or authorization check was removed from a handler or skipped"
             }
+            TimeoutDropped => "a timeout was dropped from a call or client that stays",
         }
     }
 
@@ -251,7 +255,7 @@ impl Rule {
             ErrorCheckRemoved | ResourceUnclosed | MarkupUnescaped | CredentialLogged => 0.85,
             InputValidationOff | ContextDropped | SizeLimitMissing | TestSkipped => 0.85,
             AuthCheckRemoved => 0.85,
-            SqlFromString | SqlFromInput | TimeoutRemoved => 0.8,
+            SqlFromString | SqlFromInput | TimeoutRemoved | TimeoutDropped => 0.8,
             TestDeleted | AssertionLoosened => 0.75,
             TestFileDeleted | CiTestStepRemoved | ErrorSwallowed => 0.7,
             AssertionRemoved => 0.65,
@@ -944,6 +948,8 @@ pub fn find_in(unit_files: &[FileDiff<'_>], ctx: &Context) -> Vec<Finding> {
             for hunk in &file.hunks {
                 introduced(hunk, dialect, &mut push);
                 removed_guards(hunk, dialect, &all_added, &mut push);
+                handling_discarded(hunk, dialect, &mut push);
+                timeout_dropped(hunk, dialect, &mut push);
             }
         }
     }

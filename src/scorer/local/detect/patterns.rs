@@ -220,6 +220,49 @@ pub(super) fn permissions_widened(lower: &str, s: &str) -> bool {
         )
 }
 
+/// Cross-origin access opened to every origin (`cors({ origin: '*' })`,
+/// `Access-Control-Allow-Origin: *`, `CORS_ALLOW_ALL_ORIGINS = True`, `.AllowAnyOrigin()`,
+/// `@CrossOrigin(origins = "*")`), read on the line lower-cased with strings kept, squeezed.
+pub(super) fn cors_opened(full: &str) -> bool {
+    let wildcard_origin = ["origin", "origins", "allowedorigins", "alloworigins"]
+        .iter()
+        .any(|k| {
+            ["", "=", ":"].iter().any(|sep| {
+                ["'*'", "\"*\"", "[]string{\"*\"}", "[\"*\"]", "['*']"]
+                    .iter()
+                    .any(|v| full.contains(&format!("{k}{sep}{v}")))
+            })
+        });
+    let header = full.contains("access-control-allow-origin")
+        && [
+            "\",\"*\"",
+            "','*'",
+            ":*\"",
+            ":*'",
+            "\":\"*\"",
+            "':'*'",
+            "\"=>\"*\"",
+            "'=>'*'",
+        ]
+        .iter()
+        .any(|v| full.contains(v));
+    wildcard_origin
+        || header
+        || any(
+            full,
+            &[
+                "cors_origin_allow_all=true",
+                "cors_allow_all_origins=true",
+                "allowallorigins:true",
+                "allowallorigins=true",
+                ".allowanyorigin()",
+                ".allowedorigins(\"*\")",
+                ".allowedoriginpatterns(\"*\")",
+                "@crossorigin(\"*\")",
+            ],
+        )
+}
+
 /// The file mode a squeezed line sets: its octal (`0o755`, `0755`) or hexadecimal literals,
 /// or-ed together (`0o700 | 0o070`); decimal only when nothing else is there (`511`).
 pub(super) fn file_mode(s: &str) -> Option<u32> {
@@ -845,6 +888,14 @@ pub(super) fn command_built(raw: &str, code: &str, dialect: Dialect) -> bool {
         .iter()
         .any(|c| code.contains(c) && (raw.contains('$') && !code.contains("escapeshellarg"))),
         Dialect::CSharp => code.contains("process.start(") && interpolated(raw),
+        Dialect::Rust => {
+            // `Command::new("sh").arg("-c").arg(format!(…))`: a formatted shell line.
+            let l = without_spaces(&raw.to_ascii_lowercase());
+            l.contains("format!(")
+                && ["arg(\"-c\")", "[\"-c\",", "arg(\"/c\")", "[\"/c\","]
+                    .iter()
+                    .any(|c| l.contains(c))
+        }
         _ => false,
     }
 }
@@ -1384,6 +1435,12 @@ fn opened_unscoped(
 
 /// Java streams, readers, writers, sockets and connections (without spaces, lower-cased).
 const JAVA_OPENERS: &[&str] = &[
+    "=files.newbufferedreader(",
+    "=files.newbufferedwriter(",
+    "=files.newinputstream(",
+    "=files.newoutputstream(",
+    "=files.lines(",
+    "=newrandomaccessfile(",
     "=newfileinputstream(",
     "=newfileoutputstream(",
     "=newfilereader(",
@@ -1559,4 +1616,255 @@ pub(super) fn timeout_missing(squeezed: &str, dialect: Dialect) -> bool {
         }
         _ => squeezed.contains("timeout:0,") || squeezed.contains("timeout=0,"),
     }
+}
+
+/// A call whose error was handled on a removed line (Rust `f()?`, `.unwrap()`,
+/// `.expect(…)`, `match f() {`; Go `if err := f(); err != nil {`, `x, err := f()`) made
+/// again on an added line of the same hunk with the error thrown away (Rust `let _ = f();`,
+/// `f().ok();`, `let x = f().unwrap_or_default();`; Go `_ = f()`, `x, _ := f()`, a bare
+/// `f()`). The added line is the evidence.
+pub(super) fn handling_discarded(
+    hunk: &Hunk<'_>,
+    dialect: Dialect,
+    push: &mut impl FnMut(Rule, u32, &str),
+) {
+    if !matches!(dialect, Dialect::Rust | Dialect::Go) {
+        return;
+    }
+    let squeezed_code = |text: &str| without_spaces(&code_only(&text.to_ascii_lowercase()));
+    let handled: Vec<String> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Removed && l.changed)
+        .filter_map(|l| handled_call(&squeezed_code(l.text), dialect))
+        .collect();
+    if handled.is_empty() {
+        return;
+    }
+    for l in &hunk.lines {
+        if l.kind != LineKind::Added || !l.changed {
+            continue;
+        }
+        if let Some(call) = discarded_call(&squeezed_code(l.text), dialect)
+            && handled.contains(&call)
+        {
+            push(Rule::ErrorCheckRemoved, l.new_line, l.text.trim());
+        }
+    }
+}
+
+/// The call (squeezed) whose error line `s` handles, if it does.
+fn handled_call(s: &str, dialect: Dialect) -> Option<String> {
+    let s = s.trim_end_matches(';');
+    let call = match dialect {
+        Dialect::Rust => {
+            let s = s
+                .strip_prefix("match")
+                .and_then(|r| r.strip_suffix('{'))
+                .or_else(|| {
+                    s.strip_prefix("iflet")
+                        .and_then(|r| r.split_once('=').map(|(_, c)| c))
+                        .and_then(|r| r.strip_suffix('{'))
+                })
+                .unwrap_or_else(|| after_let(s));
+            s.strip_suffix('?')
+                .or_else(|| s.strip_suffix(".unwrap()"))
+                .or_else(|| s.rsplit_once(".expect(").map(|(c, _)| c))?
+        }
+        Dialect::Go => {
+            if let Some(r) = s.strip_prefix("iferr:=") {
+                r.strip_suffix(";err!=nil{")?
+            } else {
+                let (lhs, rhs) = s.split_once(":=").or_else(|| s.split_once('='))?;
+                (lhs.split(',').any(|v| v == "err") && !rhs.starts_with('=')).then_some(rhs)?
+            }
+        }
+        _ => return None,
+    };
+    call_like(call).then(|| call.to_string())
+}
+
+/// The call (squeezed) whose error line `s` throws away, if it does.
+fn discarded_call(s: &str, dialect: Dialect) -> Option<String> {
+    let s = s.trim_end_matches(';');
+    let call = match dialect {
+        Dialect::Rust => s
+            .strip_prefix("let_=")
+            .or_else(|| s.strip_suffix(".ok()"))
+            .or_else(|| after_let(s).strip_suffix(".unwrap_or_default()"))?,
+        Dialect::Go => match s.split_once(":=").or_else(|| s.split_once('=')) {
+            Some((lhs, rhs)) => (lhs.split(',').next_back() == Some("_")).then_some(rhs)?,
+            None => s,
+        },
+        _ => return None,
+    };
+    call_like(call).then(|| call.to_string())
+}
+
+/// `s` after a `let …=` binding (or `s` itself when it binds nothing).
+fn after_let(s: &str) -> &str {
+    s.strip_prefix("let")
+        .and_then(|r| {
+            let at = r.find('=')?;
+            (r.as_bytes().get(at + 1) != Some(&b'=')).then(|| &r[at + 1..])
+        })
+        .unwrap_or(s)
+}
+
+/// Whether `s` is one call expression (`a.b(…)`), not a value or a block.
+fn call_like(s: &str) -> bool {
+    s.ends_with(')')
+        && s.find('(').is_some_and(|p| {
+            p > 0
+                && s[..p].bytes().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'&' | b'*')
+                })
+        })
+}
+
+/// A timeout taken off a call or client the hunk keeps: the added line is the removed one
+/// without its timeout argument or field (`requests.get(url, timeout=10)` →
+/// `requests.get(url)`, `&http.Client{Timeout: 10 * time.Second}` → `&http.Client{}`), or a
+/// removed line that was only a timeout argument or field of a literal that stays
+/// (`ReadTimeout: 5 * time.Second,`) with no timeout written again in the hunk.
+pub(super) fn timeout_dropped(
+    hunk: &Hunk<'_>,
+    dialect: Dialect,
+    push: &mut impl FnMut(Rule, u32, &str),
+) {
+    if matches!(dialect, Dialect::Data | Dialect::Shell | Dialect::Other) {
+        return;
+    }
+    let squeezed_code = |text: &str| without_spaces(&code_only(&text.to_ascii_lowercase()));
+    let timed = |s: &str| s.contains("timeout") || s.contains("deadline");
+    let changed = |kind: LineKind| {
+        hunk.lines
+            .iter()
+            .filter(move |l| l.kind == kind && l.changed)
+            .map(|l| (l, squeezed_code(l.text)))
+    };
+    let added: Vec<(&Line<'_>, String)> = changed(LineKind::Added).collect();
+    let added_timeout = added.iter().any(|(_, s)| timed(s));
+    for (l, s) in changed(LineKind::Removed) {
+        if !timed(&s) {
+            continue;
+        }
+        if timeout_field(&s) {
+            if !added_timeout {
+                push(Rule::TimeoutDropped, l.new_line, l.text.trim());
+            }
+            continue;
+        }
+        let Some(without) = without_timeout_arguments(&s) else {
+            continue;
+        };
+        if let Some((a, _)) = added.iter().find(|(_, a)| *a == without) {
+            push(Rule::TimeoutDropped, a.new_line, a.text.trim());
+        }
+    }
+}
+
+/// Whether squeezed line `s` is one timeout argument or field of a literal that goes on
+/// (`readtimeout:5*time.second,`, `timeout=10,`), set to a real value.
+fn timeout_field(s: &str) -> bool {
+    let Some(body) = s.strip_suffix(',') else {
+        return false;
+    };
+    let key_end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(body.len());
+    let (key, rest) = body.split_at(key_end);
+    let value = rest
+        .strip_prefix(':')
+        .or_else(|| rest.strip_prefix('=').filter(|v| !v.starts_with('=')));
+    bounding_key(key) && value.is_some_and(|v| !v.is_empty() && !unset_value(v))
+}
+
+/// A key that bounds a wait: a timeout or deadline, not a keep-alive's idle time (which
+/// only decides how long a spare connection is kept).
+fn bounding_key(key: &str) -> bool {
+    (key.contains("timeout") || key.contains("deadline")) && !key.contains("keepalive")
+}
+
+/// A value that sets nothing: `None`, `nil`, `null`, `0`, `false`, `undefined`.
+fn unset_value(v: &str) -> bool {
+    matches!(v, "none" | "nil" | "null" | "0" | "false" | "undefined")
+}
+
+/// Squeezed line `s` with each argument or field that names a timeout or deadline cut out
+/// (`get(url,timeout=5)` → `get(url)`, `client{timeout:t}` → `client{}`, an options object
+/// left empty dropped with it), or `None` when it names none or one is set to nothing.
+fn without_timeout_arguments(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = ["timeout", "deadline"]
+        .iter()
+        .filter_map(|w| s[from..].find(w).map(|p| from + p))
+        .min()
+    {
+        // The argument's start: just after the nearest unmatched `(`, `{` or `,` to the left.
+        let mut depth = 0i32;
+        let mut start = at;
+        while start > 0 {
+            match b[start - 1] {
+                b')' | b'}' | b']' => depth += 1,
+                b'(' | b'{' | b'[' if depth == 0 => break,
+                b'(' | b'{' | b'[' => depth -= 1,
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            start -= 1;
+        }
+        // Its end: the next `,` or unmatched closer to the right.
+        let mut depth = 0i32;
+        let mut end = at;
+        while end < b.len() {
+            match b[end] {
+                b'(' | b'{' | b'[' => depth += 1,
+                b')' | b'}' | b']' if depth == 0 => break,
+                b')' | b'}' | b']' => depth -= 1,
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        from = end.max(at + 1);
+        // Only a named argument or field of a call or literal, keyed by a timeout.
+        let opened = start > 0 && matches!(b[start - 1], b'(' | b'{' | b',');
+        let Some((key, value)) = s[start..end].split_once([':', '=']) else {
+            continue;
+        };
+        if !opened
+            || !bounding_key(key)
+            || key.contains(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        {
+            continue;
+        }
+        let value = value.trim_start_matches('=');
+        if value.is_empty() || unset_value(value) {
+            return None;
+        }
+        // Take a comma with it: the one before, or else the one after.
+        if start > 0 && b[start - 1] == b',' {
+            cut.push((start - 1, end));
+        } else if b.get(end) == Some(&b',') {
+            cut.push((start, end + 1));
+        } else {
+            cut.push((start, end));
+        }
+    }
+    if cut.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (a, z) in cut {
+        if a >= at {
+            out.push_str(&s[at..a]);
+            at = z;
+        }
+    }
+    out.push_str(&s[at..]);
+    Some(out.replace(",{})", ")"))
 }

@@ -20,7 +20,8 @@ pub(super) fn sql_from_input(
 ) -> bool {
     let (new, i, raw, dialect) = (at.new, at.i, at.raw, at.dialect);
     let runs_sql = |c: &str| sink_of(c, dialect).is_some_and(|(r, _)| r == Rule::SqlFromString);
-    let run_here = runs_sql(at.code);
+    // An ORM method that takes SQL text runs it too.
+    let run_here = runs_sql(at.code) || raw_sql_call(at.full, dialect);
     let run_later = || {
         let names = assigned_names(at.code);
         !names.is_empty()
@@ -292,6 +293,44 @@ fn param_names(args: &str, dialect: Dialect) -> Vec<String> {
         }
     }
     out
+}
+
+/// A call of an ORM method whose string argument is SQL text, opened with a string
+/// (`where("name = '#{name}'")`, `.raw(f"…")`, `.whereRaw(`…`)`): the text is SQL though it
+/// need not name a statement (`full` is the line lower-cased with strings kept, squeezed).
+pub(super) fn raw_sql_call(full: &str, dialect: Dialect) -> bool {
+    let calls: &[&str] = match dialect {
+        Dialect::Ruby => &[
+            "where(\"",
+            "order(\"",
+            "reorder(\"",
+            "having(\"",
+            "group(\"",
+            "joins(\"",
+            "find_by_sql(\"",
+            "count_by_sql(\"",
+            "exists?(\"",
+            "pluck(\"",
+            "from(\"",
+        ],
+        Dialect::Python => &[
+            ".raw(f\"",
+            ".raw(f'",
+            "rawsql(f\"",
+            "rawsql(f'",
+            ".extra(where=[f",
+        ],
+        Dialect::Js => &[
+            "whereraw(`",
+            "orderbyraw(`",
+            "havingraw(`",
+            ".raw(`",
+            "sequelize.literal(`",
+            "sequelize.query(`",
+        ],
+        _ => return false,
+    };
+    any(full, calls)
 }
 
 #[cfg(test)]
