@@ -99,7 +99,7 @@ fn local_scorer_holds_its_floor_on_the_eval_set() {
         println!("── {name} ──\n{}{}", report.table(), report.misses());
         if split.is_none() {
             assert!(
-                // Measured when the model shipped: 0.400 (60/150), benign 1/54 (in-sample).
+                // Measured when the model shipped: 0.427 (64/150), benign 1/54 (in-sample).
                 report.top3_label_recall() >= 0.30,
                 "top-3 recall {:.3}",
                 report.top3_label_recall()

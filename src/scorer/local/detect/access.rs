@@ -162,6 +162,20 @@ pub(super) struct RemovedLine<'a, 'b> {
     pub(super) raw: &'b str,
     pub(super) lower: &'b str,
     pub(super) squeezed: &'b str,
+    /// Whether a changed added line of the hunk grants anonymous access ([`grants_added`]).
+    pub(super) grants_added: bool,
+}
+
+/// Whether a changed added line of `hunk` grants anonymous access by name
+/// ([`ANONYMOUS_GRANTS`]), read once per hunk.
+pub(super) fn grants_added(hunk: &Hunk<'_>) -> bool {
+    hunk.lines.iter().any(|a| {
+        a.kind == LineKind::Added
+            && a.changed
+            && ANONYMOUS_GRANTS
+                .iter()
+                .any(|g| holds_ignoring_case(a.text, g))
+    })
 }
 
 /// An access guard taken away on a removed line. `file_added` is the file's added text
@@ -177,16 +191,7 @@ pub(super) fn access_removed(
     let at = l.lines[l.k].new_line;
     // A guard replaced by a grant in the same hunk: `permission_classes = [IsAuthenticated]`
     // becomes `[AllowAny]`, `@RolesAllowed("admin")` becomes `@PermitAll`.
-    if guard_name(squeezed).is_some()
-        && l.lines.iter().any(|a| {
-            a.kind == LineKind::Added
-                && a.changed
-                && any(
-                    &without_spaces(&a.text.to_ascii_lowercase()),
-                    ANONYMOUS_GRANTS,
-                )
-        })
-    {
+    if l.grants_added && guard_name(squeezed).is_some() {
         push(Rule::AuthCheckRemoved, at, l.raw);
         return;
     }

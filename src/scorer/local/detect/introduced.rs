@@ -1120,6 +1120,7 @@ pub(super) fn removed_guards(
 ) {
     // What the file adds anywhere: a guard moved elsewhere in the file is kept.
     let added_squeezed = file_added;
+    let grants = grants_added(hunk);
     for (k, l) in hunk.lines.iter().enumerate() {
         if l.kind != LineKind::Removed || !l.changed {
             continue;
@@ -1135,6 +1136,7 @@ pub(super) fn removed_guards(
             raw,
             lower: &lower,
             squeezed: &squeezed,
+            grants_added: grants,
         };
         access_removed(&removed, dialect, file_added, push);
         if dialect == Dialect::Go && squeezed.starts_with("deferer") {

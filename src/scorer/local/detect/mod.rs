@@ -536,6 +536,14 @@ fn contains_lowered(text: &str, needle: &str) -> bool {
 }
 
 /// Whether `text` starts with any of `prefixes`.
+/// Whether `text` holds `needle` (lower-case ASCII) in any case, without lower-casing `text`.
+fn holds_ignoring_case(text: &str, needle: &str) -> bool {
+    let n = needle.as_bytes();
+    text.as_bytes()
+        .windows(n.len())
+        .any(|w| w[0].eq_ignore_ascii_case(&n[0]) && w.eq_ignore_ascii_case(n))
+}
+
 fn starts_any(text: &str, prefixes: &[&str]) -> bool {
     prefixes.iter().any(|p| text.starts_with(p))
 }

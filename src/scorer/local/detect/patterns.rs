@@ -224,6 +224,10 @@ pub(super) fn permissions_widened(lower: &str, s: &str) -> bool {
 /// `Access-Control-Allow-Origin: *`, `CORS_ALLOW_ALL_ORIGINS = True`, `.AllowAnyOrigin()`,
 /// `@CrossOrigin(origins = "*")`), read on the line lower-cased with strings kept, squeezed.
 pub(super) fn cors_opened(full: &str) -> bool {
+    // Every pattern below names an origin: most lines stop here.
+    if !full.contains("origin") {
+        return false;
+    }
     let wildcard_origin = ["origin", "origins", "allowedorigins", "alloworigins"]
         .iter()
         .any(|k| {
@@ -1632,10 +1636,21 @@ pub(super) fn handling_discarded(
         return;
     }
     let squeezed_code = |text: &str| without_spaces(&code_only(&text.to_ascii_lowercase()));
+    // A handled call says so in a few characters: most removed lines stop here.
+    let may_handle = |t: &str| match dialect {
+        Dialect::Go => holds_ignoring_case(t, "err"),
+        _ => {
+            t.contains('?')
+                || t.contains("unwrap")
+                || t.contains("expect")
+                || t.contains("match")
+                || t.contains("if let")
+        }
+    };
     let handled: Vec<String> = hunk
         .lines
         .iter()
-        .filter(|l| l.kind == LineKind::Removed && l.changed)
+        .filter(|l| l.kind == LineKind::Removed && l.changed && may_handle(l.text))
         .filter_map(|l| handled_call(&squeezed_code(l.text), dialect))
         .collect();
     if handled.is_empty() {
@@ -1733,6 +1748,16 @@ pub(super) fn timeout_dropped(
     push: &mut impl FnMut(Rule, u32, &str),
 ) {
     if matches!(dialect, Dialect::Data | Dialect::Shell | Dialect::Other) {
+        return;
+    }
+    let timed_text =
+        |t: &str| holds_ignoring_case(t, "timeout") || holds_ignoring_case(t, "deadline");
+    // Most hunks remove no line that names a timeout: they stop here.
+    if !hunk
+        .lines
+        .iter()
+        .any(|l| l.kind == LineKind::Removed && l.changed && timed_text(l.text))
+    {
         return;
     }
     let squeezed_code = |text: &str| without_spaces(&code_only(&text.to_ascii_lowercase()));
