@@ -183,7 +183,8 @@ impl Kind {
             Kind::Acquire => "an acquired resource",
             Kind::Lock => "locking",
             Kind::Await => "an await",
-            Kind::Assert => "a test assertion",
+            // `verify`, `expect`, `require` are checks in code too, not only in tests.
+            Kind::Assert => "an assertion or check",
             Kind::Try => "a try/catch block",
             Kind::Log => "logging",
             Kind::Auth => "an authentication or permission check",
@@ -193,7 +194,8 @@ impl Kind {
             Kind::Sink => "a query, command, path or template built from data",
             Kind::Header => "an HTTP header",
             Kind::Cookie => "a cookie",
-            Kind::Redirect => "a redirect",
+            // `url`, `host`, `proxy`: a line need not redirect to name one.
+            Kind::Redirect => "a URL, host or redirect",
             Kind::Data => "a write to stored data",
             Kind::Transaction => "a transaction",
             Kind::Compat => "a public or versioned interface",

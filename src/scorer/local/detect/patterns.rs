@@ -1893,3 +1893,117 @@ fn without_timeout_arguments(s: &str) -> Option<String> {
     out.push_str(&s[at..]);
     Some(out.replace(",{})", ")"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{discarded_call, handled_call, without_timeout_arguments};
+    use crate::scorer::local::detect::Dialect;
+
+    #[test]
+    fn timeout_arguments_are_cut_with_their_comma() {
+        let cut = |s: &str| without_timeout_arguments(s);
+        assert_eq!(cut("get(url,timeout=5)").as_deref(), Some("get(url)"));
+        assert_eq!(cut("get(timeout=5,url)").as_deref(), Some("get(url)"));
+        assert_eq!(
+            cut("&http.client{timeout:t}").as_deref(),
+            Some("&http.client{}")
+        );
+        assert_eq!(cut("get(url,{timeout:5})").as_deref(), Some("get(url)"));
+        // Set to nothing, or only named inside a call: nothing is dropped.
+        assert_eq!(cut("get(url,timeout=none)"), None);
+        assert_eq!(cut("ctx,cancel:=context.withtimeout(ctx,d)"), None);
+    }
+
+    #[test]
+    fn handled_and_discarded_calls_are_read_alike() {
+        let rust = |s: &str| handled_call(s, Dialect::Rust);
+        assert_eq!(
+            rust("letn=f.read(&mutb)?;").as_deref(),
+            Some("f.read(&mutb)")
+        );
+        assert_eq!(rust("letn=f();"), None);
+        let go = |s: &str| handled_call(s, Dialect::Go);
+        assert_eq!(go("iferr:=f.sync();err!=nil{").as_deref(), Some("f.sync()"));
+        assert_eq!(go("n,err:=w.write(b)").as_deref(), Some("w.write(b)"));
+        assert_eq!(
+            discarded_call("n,_:=w.write(b)", Dialect::Go).as_deref(),
+            Some("w.write(b)")
+        );
+        assert_eq!(
+            discarded_call("f.sync_all().ok();", Dialect::Rust).as_deref(),
+            Some("f.sync_all()")
+        );
+    }
+
+    proptest::proptest! {
+        // Removed and added lines of timeouts, handled and discarded errors, grants and
+        // origins, with brackets and multi-byte text in any order: the rules slice by byte
+        // offsets, so none may panic, in any language.
+        #[test]
+        fn any_mix_of_removed_and_added_pieces_reads_without_panicking(
+            lines in proptest::collection::vec(
+                (
+                    proptest::bool::ANY,
+                    proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..10),
+                ),
+                1..8,
+            ),
+            ext in proptest::sample::select(vec!["py", "go", "js", "java", "rs", "cs", "rb"]),
+        ) {
+            let body: String = lines
+                .iter()
+                .map(|(added, l)| format!("{}{}\n", if *added { '+' } else { '-' }, l.concat()))
+                .collect();
+            let removed = lines.iter().filter(|(a, _)| !a).count();
+            let diff = format!(
+                "diff --git a/q.{ext} b/q.{ext}\n--- a/q.{ext}\n+++ b/q.{ext}\n\
+                    @@ -1,{} +1,{} @@\n ctx\n{body}",
+                removed + 1,
+                lines.len() - removed + 1
+            );
+            let s = crate::scorer::local::LocalScorer::new().score_diff(&diff);
+            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+        }
+    }
+
+    const PIECES: &[&str] = &[
+        "timeout",
+        "Timeout",
+        "deadline",
+        "keepalive",
+        "=",
+        ":=",
+        ":",
+        ",",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        "?",
+        ";",
+        ".ok()",
+        ".unwrap()",
+        ".expect(",
+        "let _ = ",
+        "_ = ",
+        "err",
+        "if err := ",
+        "; err != nil {",
+        "defer ",
+        ".Close()",
+        "origin",
+        "'*'",
+        "\"",
+        "'",
+        " ",
+        "é",
+        "0",
+        "None",
+        "[AllowAnonymous]",
+        "[Authorize]",
+        "AllowAny",
+        "where(\"#{",
+    ];
+}
