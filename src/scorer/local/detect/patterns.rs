@@ -1898,6 +1898,7 @@ fn without_timeout_arguments(s: &str) -> Option<String> {
 mod tests {
     use super::{discarded_call, handled_call, without_timeout_arguments};
     use crate::scorer::local::detect::Dialect;
+    use crate::scorer::local::detect::tests::scores_stay_in_range;
 
     #[test]
     fn timeout_arguments_are_cut_with_their_comma() {
@@ -1955,14 +1956,8 @@ mod tests {
                 .map(|(added, l)| format!("{}{}\n", if *added { '+' } else { '-' }, l.concat()))
                 .collect();
             let removed = lines.iter().filter(|(a, _)| !a).count();
-            let diff = format!(
-                "diff --git a/q.{ext} b/q.{ext}\n--- a/q.{ext}\n+++ b/q.{ext}\n\
-                    @@ -1,{} +1,{} @@\n ctx\n{body}",
-                removed + 1,
-                lines.len() - removed + 1
-            );
-            let s = crate::scorer::local::LocalScorer::new().score_diff(&diff);
-            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+            let sides = (removed + 1, lines.len() - removed + 1);
+            proptest::prop_assert!(scores_stay_in_range(ext, "", sides, &body));
         }
     }
 

@@ -336,6 +336,7 @@ pub(super) fn raw_sql_call(full: &str, dialect: Dialect) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scorer::local::detect::tests::scores_stay_in_range;
 
     fn params(line: &str, dialect: Dialect) -> Vec<String> {
         declared_params(line, dialect).unwrap_or_default()
@@ -409,13 +410,9 @@ mod tests {
             ext in proptest::sample::select(vec!["py", "go", "js", "java", "php", "rb", "rs", "cs"]),
         ) {
             let body: String = lines.iter().map(|l| format!("+{}\n", l.concat())).collect();
-            let diff = format!(
-                "diff --git a/q.{ext} b/q.{ext}\n--- a/q.{ext}\n+++ b/q.{ext}\n\
-                    @@ -1,1 +1,{} @@ def find(name): func (s *S) F(é string) {{\n ctx\n{body}",
-                lines.len() + 1
-            );
-            let s = crate::scorer::local::LocalScorer::new().score_diff(&diff);
-            proptest::prop_assert!(s.values.iter().all(|v| (0.0..=1.0).contains(v)));
+            let header = " def find(name): func (s *S) F(é string) {";
+            let sides = (1, lines.len() + 1);
+            proptest::prop_assert!(scores_stay_in_range(ext, header, sides, &body));
         }
     }
 

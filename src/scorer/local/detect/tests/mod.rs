@@ -6,6 +6,23 @@ mod table_file;
 use super::super::hunks;
 use super::*;
 
+/// Whether the whole scorer reads a one-file diff of `ext` — one context line, then `body`
+/// (`old` and `new` lines on each side, the context counted) under `header` — with every
+/// score in [0, 1]: the property tests' check that byte-offset rules never panic.
+pub(super) fn scores_stay_in_range(
+    ext: &str,
+    header: &str,
+    (old, new): (usize, usize),
+    body: &str,
+) -> bool {
+    let diff = format!(
+        "diff --git a/q.{ext} b/q.{ext}\n--- a/q.{ext}\n+++ b/q.{ext}\n\
+            @@ -1,{old} +1,{new} @@{header}\n ctx\n{body}"
+    );
+    let s = crate::scorer::local::LocalScorer::new().score_diff(&diff);
+    s.values.iter().all(|v| (0.0..=1.0).contains(v))
+}
+
 fn rules(diff: &str) -> Vec<&'static str> {
     let mut files = hunks::parse(diff);
     hunks::mark_changed(&mut files);
