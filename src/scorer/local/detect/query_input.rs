@@ -310,8 +310,6 @@ pub(super) fn raw_sql_call(full: &str, dialect: Dialect) -> bool {
             "find_by_sql(\"",
             "count_by_sql(\"",
             "exists?(\"",
-            "pluck(\"",
-            "from(\"",
         ],
         Dialect::Python => &[
             ".raw(f\"",
