@@ -172,9 +172,7 @@ pub(super) fn grants_added(hunk: &Hunk<'_>) -> bool {
     hunk.lines.iter().any(|a| {
         a.kind == LineKind::Added
             && a.changed
-            && ANONYMOUS_GRANTS
-                .iter()
-                .any(|g| holds_ignoring_case(a.text, g))
+            && ANONYMOUS_GRANTS.iter().any(|g| contains_lowered(a.text, g))
     })
 }
 

@@ -527,23 +527,14 @@ fn any(text: &str, needles: &[&str]) -> bool {
 /// Whether `text`, lower-cased (ASCII), holds `needle`, without lower-casing a copy of it.
 fn contains_lowered(text: &str, needle: &str) -> bool {
     let (text, needle) = (text.as_bytes(), needle.as_bytes());
-    needle.is_empty()
-        || text.windows(needle.len()).any(|w| {
-            w.iter()
-                .zip(needle)
-                .all(|(a, b)| a.to_ascii_lowercase() == *b)
-        })
+    let Some(first) = needle.first() else {
+        return true;
+    };
+    text.windows(needle.len())
+        .any(|w| w[0].to_ascii_lowercase() == *first && w.eq_ignore_ascii_case(needle))
 }
 
 /// Whether `text` starts with any of `prefixes`.
-/// Whether `text` holds `needle` (lower-case ASCII) in any case, without lower-casing `text`.
-fn holds_ignoring_case(text: &str, needle: &str) -> bool {
-    let n = needle.as_bytes();
-    text.as_bytes()
-        .windows(n.len())
-        .any(|w| w[0].eq_ignore_ascii_case(&n[0]) && w.eq_ignore_ascii_case(n))
-}
-
 fn starts_any(text: &str, prefixes: &[&str]) -> bool {
     prefixes.iter().any(|p| text.starts_with(p))
 }

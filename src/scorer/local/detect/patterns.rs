@@ -1622,11 +1622,18 @@ pub(super) fn timeout_missing(squeezed: &str, dialect: Dialect) -> bool {
     }
 }
 
-/// A call whose error was handled on a removed line (Rust `f()?`, `.unwrap()`,
-/// `.expect(…)`, `match f() {`; Go `if err := f(); err != nil {`, `x, err := f()`) made
-/// again on an added line of the same hunk with the error thrown away (Rust `let _ = f();`,
-/// `f().ok();`, `let x = f().unwrap_or_default();`; Go `_ = f()`, `x, _ := f()`, a bare
-/// `f()`). The added line is the evidence.
+/// A line's code, lower-cased, without string contents or spaces: how the rules over removed
+/// and added lines compare them.
+fn squeezed_code(text: &str) -> String {
+    without_spaces(&code_only(&text.to_ascii_lowercase()))
+}
+
+/// A call whose error was handled on a removed line (Rust `f()?`, `.unwrap()`, `.expect(…)`,
+/// also behind `match` or `if let` as in `match f()? {`; Go `if err := f(); err != nil {`,
+/// `x, err := f()`) made again on an added line of the same hunk with the error thrown away
+/// (Rust `let _ = f();`, `f().ok();`, `let x = f().unwrap_or_default();`; Go `_ = f()`,
+/// `x, _ := f()`, a bare `f()`). The added line is the evidence. A bare `match f() {` is not
+/// read as handling: it moved the refit's thresholds for one pattern (docs/local-scorer.md).
 pub(super) fn handling_discarded(
     hunk: &Hunk<'_>,
     dialect: Dialect,
@@ -1635,10 +1642,9 @@ pub(super) fn handling_discarded(
     if !matches!(dialect, Dialect::Rust | Dialect::Go) {
         return;
     }
-    let squeezed_code = |text: &str| without_spaces(&code_only(&text.to_ascii_lowercase()));
     // A handled call says so in a few characters: most removed lines stop here.
     let may_handle = |t: &str| match dialect {
-        Dialect::Go => holds_ignoring_case(t, "err"),
+        Dialect::Go => contains_lowered(t, "err"),
         _ => {
             t.contains('?')
                 || t.contains("unwrap")
@@ -1750,8 +1756,7 @@ pub(super) fn timeout_dropped(
     if matches!(dialect, Dialect::Data | Dialect::Shell | Dialect::Other) {
         return;
     }
-    let timed_text =
-        |t: &str| holds_ignoring_case(t, "timeout") || holds_ignoring_case(t, "deadline");
+    let timed_text = |t: &str| contains_lowered(t, "timeout") || contains_lowered(t, "deadline");
     // Most hunks remove no line that names a timeout: they stop here.
     if !hunk
         .lines
@@ -1760,7 +1765,6 @@ pub(super) fn timeout_dropped(
     {
         return;
     }
-    let squeezed_code = |text: &str| without_spaces(&code_only(&text.to_ascii_lowercase()));
     let timed = |s: &str| s.contains("timeout") || s.contains("deadline");
     let changed = |kind: LineKind| {
         hunk.lines
